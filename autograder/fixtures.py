@@ -1,0 +1,167 @@
+"""Build submissions the way students produce them, for tests, benchmarks and the demo class.
+
+A submission starts from the released student copy in `notebooks/` and replaces answer cells
+(by nbgrader grade_id) with other code: the reference answers for an honest submission, the
+untouched stubs for an empty one, or an entry of a corpus of wrong or hostile solutions.
+
+Corpus entries are Python files such as `tests/corpus/wrong/01_parse_cron_field/exclusive_range.py`:
+
+    # Bug: a-b ranges leave out b.
+    # notebook: 01_parse_cron_field
+    # loses: test_parse_cron_field
+    # %% answer_parse_cron_field
+    def parse_cron_field(field, low, high):
+        ...
+    # %% new
+    print("a cell the student added after it")
+
+Header lines before the first `# %%` are `key: value` comments. `# %% <grade_id>` replaces
+that answer cell; `# %% new` adds a cell of the student's own after the answer cell before it.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from .reference import REPOSITORY, is_answer_cell, nbgrader_meta, source_notebook
+from .rubric import Exercise, exercise_for
+
+RELEASE = REPOSITORY / "notebooks"
+SOLUTION_MARKER = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$")
+
+
+@dataclass
+class CorpusEntry:
+    path: Path
+    header: dict[str, str]
+    answers: dict[str, str] = field(default_factory=dict)  # grade_id -> source
+    extra: list[tuple[str, str]] = field(default_factory=list)  # (after grade_id, source)
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+    @property
+    def exercise(self) -> Exercise:
+        exercise = exercise_for(self.header["notebook"])
+        if exercise is None:
+            raise ValueError(f"{self.path}: unknown notebook {self.header['notebook']!r}")
+        return exercise
+
+
+def read_corpus_entry(path: Path) -> CorpusEntry:
+    header: dict[str, str] = {}
+    entry = CorpusEntry(path=path, header=header)
+    section: str | None = None
+    last_answer: str | None = None
+    lines: list[str] = []
+
+    def close() -> None:
+        if section is None:
+            return
+        text = "\n".join(lines).strip("\n")
+        if section == "new":
+            entry.extra.append((last_answer or "", text))
+        else:
+            entry.answers[section] = text
+
+    for line in Path(path).read_text().splitlines():
+        marker = re.match(r"^# %% (\S+)\s*$", line)
+        if marker:
+            close()
+            section, lines = marker.group(1), []
+            if section != "new":
+                last_answer = section
+        elif section is None:
+            found = re.match(r"^#\s*([\w-]+):\s*(.*)$", line)
+            if found:
+                header[found.group(1).lower()] = found.group(2).strip()
+        else:
+            lines.append(line)
+    close()
+    if "notebook" not in header:
+        raise ValueError(f"{path}: the header needs a '# notebook: NN_name' line")
+    return entry
+
+
+def read_corpus(folder: Path) -> list[CorpusEntry]:
+    return [read_corpus_entry(p) for p in sorted(Path(folder).rglob("*.py"))]
+
+
+def reference_answers(exercise: Exercise) -> dict[str, str]:
+    """The answer cells of the source notebook, without nbgrader's solution markers."""
+    answers = {}
+    for cell in source_notebook(exercise).cells:
+        if is_answer_cell(cell):
+            kept = [ln for ln in cell.source.splitlines() if not SOLUTION_MARKER.match(ln)]
+            answers[nbgrader_meta(cell)["grade_id"]] = "\n".join(kept)
+    return answers
+
+
+def released_notebook(exercise: Exercise) -> nbformat.NotebookNode:
+    return nbformat.read(RELEASE / exercise.path, as_version=4)
+
+
+def build_submission(exercise: Exercise, answers: dict[str, str] | None = None,
+                     extra: list[tuple[str, str]] | None = None) -> nbformat.NotebookNode:
+    """The released notebook with some answer cells replaced and student cells added."""
+    notebook = copy.deepcopy(released_notebook(exercise))
+    answers = answers or {}
+    cells = []
+    for cell in notebook.cells:
+        meta = nbgrader_meta(cell)
+        grade_id = meta.get("grade_id")
+        if is_answer_cell(cell) and grade_id in answers:
+            cell.source = answers[grade_id]
+        cells.append(cell)
+        for after, source in extra or []:
+            if after == grade_id or (after == "" and is_answer_cell(cell) and
+                                     grade_id == _first_answer(notebook)):
+                cells.append(nbformat.v4.new_code_cell(source))
+    notebook.cells = cells
+    return notebook
+
+
+def _first_answer(notebook: nbformat.NotebookNode) -> str | None:
+    for cell in notebook.cells:
+        if is_answer_cell(cell):
+            return nbgrader_meta(cell).get("grade_id")
+    return None
+
+
+def honest_submission(exercise: Exercise) -> nbformat.NotebookNode:
+    return build_submission(exercise, reference_answers(exercise))
+
+
+def stub_submission(exercise: Exercise) -> nbformat.NotebookNode:
+    return build_submission(exercise)
+
+
+def corpus_submission(entry: CorpusEntry) -> nbformat.NotebookNode:
+    """A corpus entry on top of the honest answers: only the cells it names change."""
+    answers = reference_answers(entry.exercise)
+    answers.update(entry.answers)
+    return build_submission(entry.exercise, answers, entry.extra)
+
+
+def score_in_process(notebook: nbformat.NotebookNode, exercise: Exercise) -> dict[str, float]:
+    """Points per graded item, grading in this process with the same cells, probes and
+    scoring as the sandbox. For trusted submissions only (suite development and tests of
+    the suites); `python -m autograder` is the safe path."""
+    from .notebook import extract
+    from .sandbox.harness import run_cell
+    from .suite import grade_in_process, item_points
+
+    extracted = extract(notebook, exercise)
+    namespace: dict = {"__name__": "__main__"}
+    for source in extracted.prelude:
+        run_cell(namespace, source, "setup", 30.0)
+    for cell in extracted.cells:
+        run_cell(namespace, cell["source"], cell["label"], 30.0)
+    verdicts = grade_in_process(exercise, namespace)
+    return {grade_id: item_points(found) for grade_id, found in verdicts.items()}

@@ -1,0 +1,50 @@
+"""Grade cells under nbgrader: the same hidden suite, run inside the student's kernel.
+
+Each grade cell in `solutions/` ends with
+
+    from autograder.in_kernel import grade_cell
+    grade_cell("test_parse_cron_field", globals())
+
+which prints a short report and leaves the points as the cell's value, nbgrader's partial
+credit. Nothing is written to stderr (nbgrader would give the cell 0 for it), so a warning
+from student code never costs points. This path is as safe as nbgrader itself, that is, not
+against a hostile submission; `python -m autograder` is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import warnings
+
+from . import suite
+from .rubric import item_for
+from .sandbox.harness import run_case
+
+
+def grade_cell(grade_id: str, namespace: dict) -> float:
+    exercise, item = item_for(grade_id)
+    quiet = io.StringIO()
+    with contextlib.redirect_stderr(quiet), contextlib.redirect_stdout(quiet), \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cases = suite.cases_for(item)
+        outcomes = {}
+        for index, case in enumerate(cases):
+            job = case.job(suite.case_id(item, index))
+            outcomes[job["id"]] = run_case(namespace, job)
+        verdicts = suite.score(exercise, item, outcomes)
+    points = suite.item_points(verdicts)
+    print(report_lines(item.title, verdicts, points, item.points))
+    return points
+
+
+def report_lines(title: str, verdicts: list, points: float, max_points: float) -> str:
+    passed = sum(1 for verdict in verdicts if verdict.passed)
+    lines = [f"{title}: {points:g} / {max_points:g} points "
+             f"({passed} of {len(verdicts)} hidden tests passed)"]
+    for verdict in verdicts:
+        if not verdict.passed:
+            lines.append(f"  FAIL  {verdict.case.name} (-{verdict.max_points:.2f})")
+            lines.append(f"        {verdict.message}")
+    return "\n".join(lines)

@@ -1,0 +1,68 @@
+"""The reference solutions, read from the nbgrader source notebooks in `solutions/`.
+
+Nothing here copies a solution: the setup cells and answer cells of each source notebook are
+executed in a fresh namespace of the grader's own process, and the hidden suites' expected
+outcomes come from that namespace.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import nbformat
+
+from .rubric import Exercise
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+SOLUTIONS = REPOSITORY / "solutions"
+
+
+def nbgrader_meta(cell: dict) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {}) or {}
+
+
+def is_setup_cell(cell: dict) -> bool:
+    """Locked code cells whose grade_id starts with "setup": imports and helpers students use."""
+    meta = nbgrader_meta(cell)
+    return (cell.get("cell_type") == "code" and not meta.get("solution")
+            and str(meta.get("grade_id", "")).startswith("setup"))
+
+
+def is_answer_cell(cell: dict) -> bool:
+    meta = nbgrader_meta(cell)
+    return bool(meta.get("solution")) and not meta.get("grade")
+
+
+def source_notebook(exercise: Exercise) -> nbformat.NotebookNode:
+    return nbformat.read(SOLUTIONS / exercise.path, as_version=4)
+
+
+@lru_cache(maxsize=None)
+def setup_sources(exercise: Exercise) -> tuple[str, ...]:
+    """The trusted setup code every grading run of this exercise starts with."""
+    return tuple(cell.source for cell in source_notebook(exercise).cells if is_setup_cell(cell))
+
+
+@lru_cache(maxsize=None)
+def answer_cell_ids(exercise: Exercise) -> tuple[str, ...]:
+    """grade_ids of the answer cells a student is expected to fill in, in order."""
+    return tuple(nbgrader_meta(cell)["grade_id"]
+                 for cell in source_notebook(exercise).cells if is_answer_cell(cell))
+
+
+@lru_cache(maxsize=None)
+def namespace(exercise: Exercise) -> dict:
+    """A namespace in which the reference solution of `exercise` is defined."""
+    names: dict = {"__name__": "__reference__"}
+    cells = source_notebook(exercise).cells
+    here = os.getcwd()
+    os.chdir(SOLUTIONS / exercise.assignment)  # setup cells find data/ from where a notebook runs
+    try:
+        for cell in cells:
+            if is_setup_cell(cell) or is_answer_cell(cell):
+                exec(compile(cell.source, f"<reference {exercise.notebook}>", "exec"), names)
+    finally:
+        os.chdir(here)
+    return names

@@ -1,0 +1,68 @@
+"""Run notebook code and hidden-test probes with a time limit per step.
+
+Shared by the sandbox worker and by the grade cells under nbgrader, so that a case that runs
+out of time, raises, or is missing a function gets the same outcome on both paths.
+"""
+
+from __future__ import annotations
+
+import signal
+from typing import Any
+
+from .probes import MissingFunction, describe_error, run_probe
+
+
+class StepTimeout(BaseException):
+    """A step of notebook code ran past its time limit."""
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise StepTimeout()
+
+
+class time_limit:
+    """Raise StepTimeout in the main thread after `seconds` of wall-clock time."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def __enter__(self) -> "time_limit":
+        self.previous = signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, self.previous)
+
+
+def run_case(namespace: dict, case: dict) -> dict:
+    """Outcome of one hidden case: {"value": ...}, an error, {"missing": ...} or {"timeout": s}."""
+    seconds = float(case.get("timeout", 5.0))
+    try:
+        with time_limit(seconds):
+            return run_probe(namespace, case["probe"], case.get("target"),
+                             case.get("args", []), case.get("kwargs", {}))
+    except StepTimeout:
+        return {"timeout": seconds}
+    except MissingFunction as missing:
+        return {"missing": str(missing)}
+    except BaseException as error:  # SystemExit and KeyboardInterrupt are answers too
+        return describe_error(error)
+
+
+def run_cell(namespace: dict, source: str, label: str, seconds: float) -> dict | None:
+    """Execute one cell of notebook code; return a plain error description, or None."""
+    try:
+        code = compile(source, f"<{label}>", "exec")
+    except SyntaxError as error:
+        return {"raised": "SyntaxError", "mro": ["SyntaxError"],
+                "message": f"line {error.lineno}: {error.msg}"}
+    try:
+        with time_limit(seconds):
+            exec(code, namespace)
+    except StepTimeout:
+        return {"timeout": seconds}
+    except BaseException as error:
+        return describe_error(error)
+    return None

@@ -1,0 +1,195 @@
+"""Plain data: the only kind of value that crosses out of student code.
+
+`to_plain` turns a value into JSON-ready data without calling any method the value's class
+defines (an object whose `__eq__` always says yes becomes an "unsupported" marker, never a
+match). `from_plain` rebuilds arguments on the other side. `show` renders plain data the way a
+student would write it in Python.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+
+MAX_DEPTH = 40
+MAX_ITEMS = 200_000
+MAX_STRING = 100_000
+
+class _Budget:
+    def __init__(self) -> None:
+        self.items = 0
+
+
+def _tz_plain(tz: _dt.tzinfo | None, moment: _dt.datetime) -> object:
+    if tz is None:
+        return None
+    key = getattr(tz, "key", None)  # zoneinfo.ZoneInfo
+    if type(key) is str:
+        return {"zone": key}
+    if tz is _dt.timezone.utc:
+        return {"offset": 0.0, "utc": True}
+    offset = tz.utcoffset(moment)
+    if isinstance(offset, _dt.timedelta):
+        return {"offset": offset.total_seconds()}
+    return {"unsupported": type(tz).__name__}
+
+
+def to_plain(value: object) -> object:
+    """Encode `value` as plain JSON-ready data (see the module docstring)."""
+    return _encode(value, 0, _Budget())
+
+
+def _encode(value: object, depth: int, budget: _Budget) -> object:
+    budget.items += 1
+    if depth > MAX_DEPTH or budget.items > MAX_ITEMS:
+        return {"__toolarge__": True}
+    kind = type(value)
+    if value is None or kind is bool:
+        return value
+    if isinstance(value, int):
+        return int.__index__(value)
+    if isinstance(value, float):
+        number = float.__float__(value)
+        if math.isfinite(number):
+            return number
+        return {"__float__": repr(number)}
+    if isinstance(value, str):
+        text = str.__str__(value)
+        return text if len(text) <= MAX_STRING else {"__toolarge__": True}
+    if isinstance(value, _dt.datetime):
+        naive = _dt.datetime(value.year, value.month, value.day, value.hour, value.minute,
+                             value.second, value.microsecond)
+        return {"__datetime__": naive.isoformat(), "tz": _tz_plain(value.tzinfo, value),
+                "fold": value.fold}
+    if isinstance(value, _dt.date):
+        return {"__date__": _dt.date(value.year, value.month, value.day).isoformat()}
+    if isinstance(value, _dt.timedelta):
+        return {"__timedelta__": _dt.timedelta.total_seconds(value)}
+    if isinstance(value, (bytes, bytearray)):
+        data = bytes(value)
+        return {"__bytes__": data.hex()} if len(data) <= MAX_STRING else {"__toolarge__": True}
+    if isinstance(value, list):
+        return [_encode(item, depth + 1, budget) for item in list.__iter__(value)]
+    if isinstance(value, tuple):
+        return {"__tuple__": [_encode(item, depth + 1, budget) for item in tuple.__iter__(value)]}
+    if isinstance(value, dict):
+        pairs = [[_encode(k, depth + 1, budget), _encode(v, depth + 1, budget)]
+                 for k, v in dict.items(value)]
+        return {"__dict__": pairs}
+    if isinstance(value, (set, frozenset)):
+        items = [_encode(item, depth + 1, budget) for item in set.__iter__(set(value))]
+        items.sort(key=lambda item: repr(item))
+        return {"__set__": items}
+    return {"__unsupported__": f"{kind.__module__}.{kind.__qualname__}"}
+
+
+def _tz_from_plain(tz: object) -> _dt.tzinfo | None:
+    if tz is None:
+        return None
+    if "zone" in tz:
+        from zoneinfo import ZoneInfo
+
+        return ZoneInfo(tz["zone"])
+    if tz.get("utc"):
+        return _dt.timezone.utc
+    return _dt.timezone(_dt.timedelta(seconds=tz["offset"]))
+
+
+def from_plain(data: object) -> object:
+    """Rebuild the Python value that `to_plain` encoded."""
+    if isinstance(data, list):
+        return [from_plain(item) for item in data]
+    if not isinstance(data, dict):
+        return data
+    if "__tuple__" in data:
+        return tuple(from_plain(item) for item in data["__tuple__"])
+    if "__dict__" in data:
+        return {from_plain(k): from_plain(v) for k, v in data["__dict__"]}
+    if "__set__" in data:
+        return {from_plain(item) for item in data["__set__"]}
+    if "__datetime__" in data:
+        moment = _dt.datetime.fromisoformat(data["__datetime__"])
+        return moment.replace(tzinfo=_tz_from_plain(data.get("tz")), fold=data.get("fold", 0))
+    if "__date__" in data:
+        return _dt.date.fromisoformat(data["__date__"])
+    if "__timedelta__" in data:
+        return _dt.timedelta(seconds=data["__timedelta__"])
+    if "__bytes__" in data:
+        return bytes.fromhex(data["__bytes__"])
+    if "__float__" in data:
+        return float(data["__float__"])
+    raise ValueError(f"cannot rebuild {sorted(data)} from plain data")
+
+
+def same(expected: object, actual: object, rel_tol: float = 1e-9, abs_tol: float = 1e-12) -> bool:
+    """Type-strict equality of two plain values; floats compare with a tight tolerance.
+
+    `actual` may be anything that came out of a sandbox; this never raises.
+    """
+    try:
+        return _same(expected, actual, rel_tol, abs_tol, 0)
+    except (RecursionError, TypeError, ValueError, KeyError):
+        return False
+
+
+def _same(expected: object, actual: object, rel_tol: float, abs_tol: float, depth: int) -> bool:
+    if depth > MAX_DEPTH + 5:
+        return False
+    if type(expected) is not type(actual):
+        return False
+    if type(expected) is float:
+        return math.isclose(expected, actual, rel_tol=rel_tol, abs_tol=abs_tol)
+    if type(expected) is list:
+        return len(expected) == len(actual) and all(
+            _same(e, a, rel_tol, abs_tol, depth + 1) for e, a in zip(expected, actual))
+    if type(expected) is dict:
+        return expected.keys() == actual.keys() and all(
+            _same(expected[k], actual[k], rel_tol, abs_tol, depth + 1) for k in expected)
+    return expected == actual
+
+
+def show(data: object, limit: int = 300) -> str:
+    """Render plain data as Python-like text, shortened to about `limit` characters."""
+    try:
+        text = _show(data, 0)
+    except (RecursionError, TypeError, ValueError, KeyError):
+        text = "<unreadable value>"
+    return text if len(text) <= limit else text[: limit - 5] + " ...]"
+
+
+def _show(data: object, depth: int) -> str:
+    if depth > MAX_DEPTH + 5:
+        return "..."
+    if isinstance(data, list):
+        return "[" + ", ".join(_show(item, depth + 1) for item in data) + "]"
+    if not isinstance(data, dict):
+        return repr(data)
+    if "__tuple__" in data:
+        items = [_show(item, depth + 1) for item in data["__tuple__"]]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if "__dict__" in data:
+        return "{" + ", ".join(f"{_show(k, depth + 1)}: {_show(v, depth + 1)}"
+                               for k, v in data["__dict__"]) + "}"
+    if "__set__" in data:
+        items = data["__set__"]
+        return "{" + ", ".join(_show(i, depth + 1) for i in items) + "}" if items else "set()"
+    if "__datetime__" in data:
+        tz = data.get("tz")
+        moment = data["__datetime__"]
+        if tz is None:
+            return f"datetime({moment})"
+        label = tz.get("zone") or ("UTC" if tz.get("utc") else f"UTC{tz.get('offset', 0) / 3600:+g}h")
+        return f"datetime({moment}, {label})"
+    if "__date__" in data:
+        return f"date({data['__date__']})"
+    if "__timedelta__" in data:
+        return f"timedelta(seconds={data['__timedelta__']:g})"
+    if "__bytes__" in data:
+        return repr(bytes.fromhex(data["__bytes__"]))
+    if "__float__" in data:
+        return f"float({data['__float__']!r})"
+    if "__unsupported__" in data:
+        return f"<a {data['__unsupported__']} object>"
+    if "__toolarge__" in data:
+        return "<a value too large to show>"
+    return repr(data)

@@ -1,0 +1,81 @@
+"""Probes: how one hidden test case exercises a namespace and what it observes.
+
+A probe takes the namespace a notebook's code defined (a student's, or the reference
+solution's) and plain arguments, and returns plain data. The grader runs the same probe on
+both namespaces and compares what came back; the probe itself never decides a score.
+
+`call` covers most cases: it calls one function and returns its result. Exercises with
+state (an in-place append, a database, threads) register their own probes in a module of
+this package with the `@probe("name")` decorator.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import pkgutil
+from typing import Any, Callable
+
+from .. import plain
+
+Probe = Callable[..., Any]
+PROBES: dict[str, Probe] = {}
+
+
+class MissingFunction(Exception):
+    """The notebook does not define a name a test needs."""
+
+
+def probe(name: str) -> Callable[[Probe], Probe]:
+    def register(function: Probe) -> Probe:
+        PROBES[name] = function
+        return function
+
+    return register
+
+
+def lookup(namespace: dict, name: str) -> Any:
+    if name not in namespace:
+        raise MissingFunction(
+            f"{name} is not defined: run the cell that defines it, and keep its name as given")
+    return namespace[name]
+
+
+@probe("call")
+def call(namespace: dict, target: str, *args: Any, **kwargs: Any) -> Any:
+    """Call `target(*args, **kwargs)` on private copies of the arguments; return its result."""
+    function = lookup(namespace, target)
+    return function(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+
+
+def _load_all() -> None:
+    for module in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{module.name}")
+
+
+_load_all()
+
+
+def describe_error(error: BaseException) -> dict:
+    """Plain description of an exception raised by notebook code."""
+    kind = type(error)
+    try:
+        message = str(error)
+    except BaseException:  # a hostile __str__ is still a description
+        message = "<message could not be read>"
+    return {
+        "raised": kind.__name__,
+        "mro": [cls.__name__ for cls in kind.__mro__],
+        "message": message[:2000],
+    }
+
+
+def run_probe(namespace: dict, name: str, target: str | None, args: list, kwargs: dict) -> dict:
+    """Run one probe and return its outcome: {"value": plain} or an error description."""
+    function = PROBES[name]
+    real_args = [plain.from_plain(a) for a in args]
+    real_kwargs = {k: plain.from_plain(v) for k, v in kwargs.items()}
+    if target is not None:
+        real_args.insert(0, target)
+    result = function(namespace, *real_args, **real_kwargs)
+    return {"value": plain.to_plain(result)}

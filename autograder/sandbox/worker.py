@@ -1,0 +1,73 @@
+"""The process that runs one student notebook's code inside the sandbox.
+
+Protocol: the job arrives as one JSON document on standard input:
+  {"prelude": [source, ...],                  # trusted setup cells from solutions/
+   "cells": [{"label": str, "source": str}],  # the student's code, in notebook order
+   "cases": [{"id": str, "probe": str, "target": str|None,
+              "args": [plain], "kwargs": {name: plain}, "timeout": float}],
+   "cell_timeout": float}
+and results leave as JSON lines on the file descriptor named by --results-fd:
+  {"event": "cell", "label": str, "error": {...}}   # a cell that raised or ran too long
+  {"event": "case", "id": str, "outcome": {...}}
+  {"event": "done"}
+Student output goes to the ordinary stdout and stderr, which the parent caps.
+Run it as `python -I -m sandbox.worker --results-fd N` with this package's parent on sys.path.
+"""
+
+from __future__ import annotations
+
+import builtins
+import io
+import json
+import os
+import sys
+
+from .harness import run_case, run_cell
+
+UNPRIVILEGED = 65534  # "nobody"
+
+
+def drop_privileges() -> None:
+    """Never run student code as root, even inside the sandbox."""
+    if os.geteuid() == 0:
+        os.setgroups([])
+        os.setgid(UNPRIVILEGED)
+        os.setuid(UNPRIVILEGED)
+
+
+def main(argv: list[str]) -> int:
+    fd = int(argv[argv.index("--results-fd") + 1])
+    channel = os.fdopen(fd, "w", buffering=1, encoding="utf-8", closefd=True)
+    # Keep our own references: student code may replace module attributes later.
+    write, dumps, flush = channel.write, json.dumps, channel.flush
+
+    def emit(record: dict) -> None:
+        try:
+            write(dumps(record) + "\n")
+            flush()
+        except (OSError, ValueError, TypeError):
+            pass
+
+    job = json.loads(sys.stdin.read())
+    sys.stdin = io.StringIO("")
+    if os.environ.get("AUTOGRADER_KEEP_PRIVILEGES") != "1":
+        drop_privileges()
+
+    namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
+    cell_timeout = float(job.get("cell_timeout", 10.0))
+    for index, source in enumerate(job.get("prelude", [])):
+        error = run_cell(namespace, source, f"setup cell {index + 1}", cell_timeout)
+        if error:
+            emit({"event": "cell", "label": f"setup cell {index + 1}", "error": error})
+    for cell in job.get("cells", []):
+        error = run_cell(namespace, cell["source"], cell["label"], cell_timeout)
+        if error:
+            emit({"event": "cell", "label": cell["label"], "error": error})
+    for case in job.get("cases", []):
+        emit({"event": "case", "id": case["id"], "outcome": run_case(namespace, case)})
+    emit({"event": "done"})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,162 @@
+"""Hidden test suites: weighted cases, their expected outcomes, and the verdict on each.
+
+A suite module in `autograder/suites/` defines `CASES`, a list of `Case`. Expected outcomes
+are never written by hand: they come from running each case's probe on the reference
+solution in `solutions/` (see `reference.py`), in the grader's own process.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from . import reference
+from .rubric import Exercise, GradedItem, item_for
+from .sandbox import plain
+from .sandbox.harness import run_case
+
+DEFAULT_TIMEOUT = 5.0
+
+
+@dataclass(frozen=True)
+class Case:
+    """One hidden test: what to run, how much it weighs, and how to describe it."""
+
+    name: str  # what it checks, in the student's words
+    probe: str  # "call" or a probe registered in autograder/sandbox/probes/
+    target: str | None = None  # the function a "call" probe calls
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    weight: float = 1.0
+    # When the reference raises, the student's error message must contain each of these
+    # (compared without regard to case).
+    message_contains: tuple[str, ...] = ()
+    timeout: float = DEFAULT_TIMEOUT
+    shows: str | None = None  # how to show the call in a failure message; default from args
+
+    def call_text(self) -> str:
+        if self.shows is not None:
+            return self.shows
+        parts = [plain.show(plain.to_plain(a), 120) for a in self.args]
+        parts += [f"{k}={plain.show(plain.to_plain(v), 120)}" for k, v in self.kwargs.items()]
+        return f"{self.target or self.probe}({', '.join(parts)})"
+
+    def job(self, case_id: str) -> dict:
+        """The case as plain data for a sandbox worker."""
+        return {
+            "id": case_id,
+            "probe": self.probe,
+            "target": self.target,
+            "args": [plain.to_plain(a) for a in self.args],
+            "kwargs": {k: plain.to_plain(v) for k, v in self.kwargs.items()},
+            "timeout": self.timeout,
+        }
+
+
+def call(target: str, *args: Any, weight: float = 1.0, name: str, **options: Any) -> Case:
+    """A case that calls `target(*args)` and compares the result with the reference's."""
+    kwargs = options.pop("kwargs", {})
+    return Case(name=name, probe="call", target=target, args=args, kwargs=kwargs,
+                weight=weight, **options)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    case: Case
+    passed: bool
+    message: str  # empty when passed
+    points: float
+    max_points: float
+
+
+def cases_for(item: GradedItem) -> list[Case]:
+    module = importlib.import_module(f"autograder.suites.{item.suite}")
+    return list(module.CASES)
+
+
+def case_id(item: GradedItem, index: int) -> str:
+    return f"{item.grade_id}:{index}"
+
+
+@lru_cache(maxsize=None)
+def expected_outcomes(grade_id: str) -> tuple[dict, ...]:
+    """What the reference solution does on every case of one graded item (computed once)."""
+    exercise, item = item_for(grade_id)
+    namespace = reference.namespace(exercise)
+    outcomes = []
+    for index, case in enumerate(cases_for(item)):
+        job = case.job(case_id(item, index))
+        job["timeout"] = max(60.0, case.timeout * 20)  # the reference is trusted, not rushed
+        outcomes.append(run_case(namespace, job))
+    return tuple(outcomes)
+
+
+def describe(outcome: dict) -> str:
+    if "value" in outcome:
+        return plain.show(outcome["value"])
+    if "timeout" in outcome:
+        return f"no answer within {outcome['timeout']:g} s (a loop that never ends?)"
+    if "missing" in outcome:
+        return str(outcome["missing"])
+    if "raised" in outcome:
+        message = str(outcome.get("message", ""))
+        text = f"{outcome['raised']}({message!r})" if message else f"{outcome['raised']}"
+        return text if len(text) < 300 else text[:295] + "...)"
+    return "no result (the notebook's code ended the grading process)"
+
+
+def judge(case: Case, expected: dict, actual: dict | None) -> tuple[bool, str]:
+    """Compare one outcome with the reference's; return (passed, message for the student)."""
+    actual = actual if isinstance(actual, dict) else {}
+    call_text = case.call_text()
+    if "raised" in expected:
+        mro = actual.get("mro")
+        if not (isinstance(mro, list) and expected["raised"] in mro):
+            return False, f"{call_text} should raise {expected['raised']}, got {describe(actual)}"
+        message = str(actual.get("message", "")).lower()
+        for needle in case.message_contains:
+            if needle.lower() not in message:
+                return False, (f"{call_text} raised {expected['raised']} as it should, but its "
+                               f"message should mention {needle!r}; it was {actual.get('message')!r}")
+        return True, ""
+    if "value" in expected:
+        if "value" in actual and plain.same(expected["value"], actual["value"]):
+            return True, ""
+        return False, f"{call_text}: expected {describe(expected)}, got {describe(actual)}"
+    raise RuntimeError(f"the reference solution failed on {call_text}: {describe(expected)}")
+
+
+def score(exercise: Exercise, item: GradedItem, outcomes: dict[str, dict]) -> list[Verdict]:
+    """Verdicts for one graded item from the outcomes a run produced (keyed by case id)."""
+    cases = cases_for(item)
+    expected = expected_outcomes(item.grade_id)
+    total_weight = sum(case.weight for case in cases)
+    verdicts = []
+    for index, case in enumerate(cases):
+        passed, message = judge(case, expected[index], outcomes.get(case_id(item, index)))
+        max_points = item.points * case.weight / total_weight
+        verdicts.append(Verdict(case, passed, message, max_points if passed else 0.0, max_points))
+    return verdicts
+
+
+def item_points(verdicts: list[Verdict]) -> float:
+    """The points of one graded item, rounded the same way on every grading path."""
+    return round(sum(v.points for v in verdicts), 2)
+
+
+def grade_in_process(exercise: Exercise, namespace: dict) -> dict[str, list[Verdict]]:
+    """Verdicts for every graded item of `exercise` on an already-built namespace.
+
+    For trusted code only (suite development, the nbgrader grade cells): nothing here isolates
+    the namespace's code from the grader.
+    """
+    verdicts = {}
+    for item in exercise.items:
+        outcomes = {}
+        for index, case in enumerate(cases_for(item)):
+            job = case.job(case_id(item, index))
+            outcomes[job["id"]] = run_case(namespace, job)
+        verdicts[item.grade_id] = score(exercise, item, outcomes)
+    return verdicts

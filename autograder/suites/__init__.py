@@ -1,0 +1,1 @@
+"""Hidden test suites, one module per graded item (named in autograder/rubric.py)."""
