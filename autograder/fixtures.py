@@ -165,3 +165,85 @@ def score_in_process(notebook: nbformat.NotebookNode, exercise: Exercise) -> dic
         run_cell(namespace, cell["source"], cell["label"], 30.0)
     verdicts = grade_in_process(exercise, namespace)
     return {grade_id: item_points(found) for grade_id, found in verdicts.items()}
+
+
+CORPUS = REPOSITORY / "tests" / "corpus"
+
+
+def submission_for(exercise: Exercise, kind: str) -> nbformat.NotebookNode | str | None:
+    """A notebook for one roster entry, raw text for a damaged file, or None for "missing".
+
+    Kinds: "honest", "stub", "missing", "not-json", or a corpus entry such as
+    "wrong/02_cron_matches/weekday_from_monday" (a path under tests/corpus, without .py).
+    """
+    if kind == "honest":
+        return honest_submission(exercise)
+    if kind == "stub":
+        return stub_submission(exercise)
+    if kind == "missing":
+        return None
+    if kind == "not-json":
+        return "I could not get Jupyter to save, so here are my answers as text.\n"
+    path = CORPUS / f"{kind}.py"
+    if not path.is_file():
+        raise ValueError(f"the roster names {kind!r}, but {path} does not exist")
+    entry = read_corpus_entry(path)
+    if entry.exercise != exercise:
+        raise ValueError(f"{path} is for {entry.exercise.notebook}, not {exercise.notebook}")
+    return corpus_submission(entry)
+
+
+def build_class(roster_path: Path, out: Path) -> int:
+    """Write SUBMITTED/<student>/<assignment>/<notebook>.ipynb for every student of a roster.
+
+    The roster (JSON) names, per student, a default kind and per-notebook exceptions; see
+    data/sample_class/roster.json. Only exercises whose source notebook exists are built.
+    Returns the number of notebook files written.
+    """
+    import json
+
+    from .reference import SOLUTIONS
+    from .rubric import EXERCISES
+
+    roster = json.loads(Path(roster_path).read_text())
+    written = 0
+    for student, plan in roster["students"].items():
+        for exercise in EXERCISES:
+            if not (SOLUTIONS / exercise.path).is_file():
+                continue
+            kind = plan.get("notebooks", {}).get(exercise.notebook, plan.get("default", "honest"))
+            made = submission_for(exercise, kind)
+            if made is None:
+                continue
+            target = Path(out) / student / exercise.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(made, str):
+                target.write_text(made)
+            else:
+                nbformat.write(made, str(target))
+            written += 1
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder.fixtures",
+        description="Build a class of submissions (nbgrader's submitted/ layout) from a roster.")
+    parser.add_argument("roster", type=Path, help="roster JSON, e.g. data/sample_class/roster.json")
+    parser.add_argument("out", type=Path,
+                        help="folder to write <student>/<assignment>/*.ipynb into")
+    args = parser.parse_args(argv)
+    if not args.roster.is_file():
+        parser.exit(2, f"error: the roster {args.roster} does not exist\n")
+    try:
+        count = build_class(args.roster, args.out)
+    except (ValueError, KeyError) as error:
+        parser.exit(2, f"error: {error}\n")
+    print(f"wrote {count} notebooks for the class in {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -8,7 +8,7 @@ outcomes come from that namespace.
 from __future__ import annotations
 
 import os
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import nbformat
@@ -39,20 +39,20 @@ def source_notebook(exercise: Exercise) -> nbformat.NotebookNode:
     return nbformat.read(SOLUTIONS / exercise.path, as_version=4)
 
 
-@lru_cache(maxsize=None)
+@cache
 def setup_sources(exercise: Exercise) -> tuple[str, ...]:
     """The trusted setup code every grading run of this exercise starts with."""
     return tuple(cell.source for cell in source_notebook(exercise).cells if is_setup_cell(cell))
 
 
-@lru_cache(maxsize=None)
+@cache
 def answer_cell_ids(exercise: Exercise) -> tuple[str, ...]:
     """grade_ids of the answer cells a student is expected to fill in, in order."""
     return tuple(nbgrader_meta(cell)["grade_id"]
                  for cell in source_notebook(exercise).cells if is_answer_cell(cell))
 
 
-@lru_cache(maxsize=None)
+@cache
 def namespace(exercise: Exercise) -> dict:
     """A namespace in which the reference solution of `exercise` is defined."""
     names: dict = {"__name__": "__reference__"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from . import reference
@@ -80,7 +80,7 @@ def case_id(item: GradedItem, index: int) -> str:
     return f"{item.grade_id}:{index}"
 
 
-@lru_cache(maxsize=None)
+@cache
 def expected_outcomes(grade_id: str) -> tuple[dict, ...]:
     """What the reference solution does on every case of one graded item (computed once)."""
     exercise, item = item_for(grade_id)
@@ -119,7 +119,8 @@ def judge(case: Case, expected: dict, actual: dict | None) -> tuple[bool, str]:
         for needle in case.message_contains:
             if needle.lower() not in message:
                 return False, (f"{call_text} raised {expected['raised']} as it should, but its "
-                               f"message should mention {needle!r}; it was {actual.get('message')!r}")
+                               f"message should mention {needle!r}; "
+                               f"it was {actual.get('message')!r}")
         return True, ""
     if "value" in expected:
         if "value" in actual and plain.same(expected["value"], actual["value"]):

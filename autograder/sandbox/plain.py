@@ -141,7 +141,7 @@ def _same(expected: object, actual: object, rel_tol: float, abs_tol: float, dept
         return math.isclose(expected, actual, rel_tol=rel_tol, abs_tol=abs_tol)
     if type(expected) is list:
         return len(expected) == len(actual) and all(
-            _same(e, a, rel_tol, abs_tol, depth + 1) for e, a in zip(expected, actual))
+            _same(e, a, rel_tol, abs_tol, depth + 1) for e, a in zip(expected, actual, strict=True))
     if type(expected) is dict:
         return expected.keys() == actual.keys() and all(
             _same(expected[k], actual[k], rel_tol, abs_tol, depth + 1) for k in expected)
@@ -178,7 +178,8 @@ def _show(data: object, depth: int) -> str:
         moment = data["__datetime__"]
         if tz is None:
             return f"datetime({moment})"
-        label = tz.get("zone") or ("UTC" if tz.get("utc") else f"UTC{tz.get('offset', 0) / 3600:+g}h")
+        hours = tz.get("offset", 0) / 3600
+        label = tz.get("zone") or ("UTC" if tz.get("utc") else f"UTC{hours:+g}h")
         return f"datetime({moment}, {label})"
     if "__date__" in data:
         return f"date({data['__date__']})"

@@ -1,0 +1,116 @@
+"""notebooks/ is exactly what nbgrader generates from solutions/, and leaks nothing."""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.reference import SOLUTIONS, is_answer_cell, nbgrader_meta
+from autograder.rubric import ASSIGNMENTS, EXERCISES
+
+REPOSITORY = SOLUTIONS.parent
+RELEASE = REPOSITORY / "notebooks"
+DATA = REPOSITORY / "data"
+NBGRADER = str(Path(sys.executable).parent / "nbgrader")
+
+
+@pytest.fixture(scope="module")
+def regenerated(tmp_path_factory) -> Path:
+    """A fresh release made by nbgrader from a copy of solutions/."""
+    course = tmp_path_factory.mktemp("course")
+    shutil.copytree(SOLUTIONS, course / "solutions")
+    shutil.copy(REPOSITORY / "nbgrader_config.py", course / "nbgrader_config.py")
+    for assignment in ASSIGNMENTS:
+        if not (SOLUTIONS / assignment).is_dir():
+            continue  # test_every_exercise_is_released reports it
+        subprocess.run(
+            [NBGRADER, "generate_assignment", assignment, "--force", "--log-level=ERROR"],
+            cwd=course, check=True, capture_output=True, text=True)
+    return course / "notebooks"
+
+
+def released_files(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()
+                  and ".ipynb_checkpoints" not in p.parts)
+
+
+def test_regenerating_the_student_copies_changes_nothing(regenerated):
+    assert released_files(regenerated) == released_files(RELEASE)
+    for name in released_files(RELEASE):
+        fresh = json.loads((regenerated / name).read_text())
+        kept = json.loads((RELEASE / name).read_text())
+        assert fresh == kept, f"notebooks/{name} differs from solutions/: run `make release`"
+
+
+def test_every_exercise_is_released():
+    for exercise in EXERCISES:
+        assert (RELEASE / exercise.path).is_file(), f"notebooks/{exercise.path} is missing"
+
+
+SOLUTION_REGION = re.compile(r"### BEGIN SOLUTION(.*?)### END SOLUTION", re.S)
+HIDDEN_REGION = re.compile(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", re.S)
+
+
+def secret_lines(notebook) -> set[str]:
+    """Lines that appear only inside solution regions or hidden tests of a source notebook."""
+    secret, public = set(), set()
+    for cell in notebook.cells:
+        source = cell.source
+        regions = SOLUTION_REGION.findall(source) + HIDDEN_REGION.findall(source)
+        if is_answer_cell(cell) and not SOLUTION_REGION.search(source):
+            regions.append(source)  # a whole answer cell is its solution when unmarked
+        remainder = HIDDEN_REGION.sub("", SOLUTION_REGION.sub("", source))
+        if is_answer_cell(cell) and not SOLUTION_REGION.search(source):
+            remainder = ""
+        public.update(line.strip() for line in remainder.splitlines())
+        for region in regions:
+            secret.update(line.strip() for line in region.splitlines())
+    # Short or generic lines ("return result", "else:") carry no solution on their own.
+    return {line for line in secret - public
+            if len(line) >= 16 and not line.startswith("#") and line not in {'"""', "'''"}}
+
+
+def student_texts() -> dict[str, str]:
+    """Everything a student receives: the released notebooks and the data folder."""
+    texts = {}
+    for path in sorted(RELEASE.rglob("*.ipynb")):
+        texts[str(path.relative_to(REPOSITORY))] = path.read_text()
+    for path in sorted(DATA.rglob("*")):
+        if path.is_file() and path.stat().st_size < 5_000_000:
+            try:
+                texts[str(path.relative_to(REPOSITORY))] = path.read_text()
+            except UnicodeDecodeError:
+                continue
+    return texts
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.notebook)
+def test_no_solution_or_hidden_test_line_reaches_students(exercise):
+    path = SOLUTIONS / exercise.path
+    assert path.is_file(), f"{path} is missing"
+    secrets = secret_lines(nbformat.read(path, as_version=4))
+    assert secrets, "the source notebook has no solution region"
+    for name, text in student_texts().items():
+        assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text, name
+        assert "grade_cell(" not in text, f"{name} contains a hidden test call"
+        # Notebook JSON escapes quotes; compare with the decoded sources when possible.
+        if name.endswith(".ipynb"):
+            text = "\n".join(c.source for c in nbformat.reads(text, as_version=4).cells)
+        lines = {line.strip() for line in text.splitlines()}
+        leaked = sorted(secrets & lines)
+        assert not leaked, f"{name} contains solution lines of {exercise.notebook}: {leaked[:3]}"
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.notebook)
+def test_student_copies_have_no_outputs_and_stubbed_answers(exercise):
+    notebook = nbformat.read(RELEASE / exercise.path, as_version=4)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [], "released notebooks carry no outputs"
+        if is_answer_cell(cell):
+            assert "raise NotImplementedError" in cell.source, nbgrader_meta(cell)["grade_id"]
