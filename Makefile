@@ -3,7 +3,6 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(CURDIR)/$(VENV)/bin
 export PATH := $(BIN):$(PATH)
-export MPLBACKEND := Agg
 ASSIGNMENTS := schedules resilience capstone
 DEMO_CLASS := build/sample_class
 DEMO_OUT := build/demo

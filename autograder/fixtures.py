@@ -227,6 +227,7 @@ def build_class(roster_path: Path, out: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     import argparse
+    import json
 
     parser = argparse.ArgumentParser(
         prog="python -m autograder.fixtures",
@@ -239,8 +240,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.exit(2, f"error: the roster {args.roster} does not exist\n")
     try:
         count = build_class(args.roster, args.out)
-    except (ValueError, KeyError) as error:
-        parser.exit(2, f"error: {error}\n")
+    except json.JSONDecodeError as error:
+        parser.exit(2, f"error: the roster {args.roster} is not valid JSON ({error})\n")
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        parser.exit(2, f"error: the roster {args.roster} could not be used: {error}\n")
     print(f"wrote {count} notebooks for the class in {args.out}")
     return 0
 
