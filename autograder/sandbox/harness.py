@@ -26,7 +26,7 @@ class time_limit:
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
 
-    def __enter__(self) -> "time_limit":
+    def __enter__(self) -> time_limit:
         self.previous = signal.signal(signal.SIGALRM, _on_alarm)
         signal.setitimer(signal.ITIMER_REAL, self.seconds)
         return self

@@ -14,7 +14,8 @@ from __future__ import annotations
 import copy
 import importlib
 import pkgutil
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import plain
 
