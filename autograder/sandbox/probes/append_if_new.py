@@ -1,0 +1,133 @@
+"""Probes for append_if_new (notebook 06): what a sequence of calls does to one ledger.
+
+The probes build the ledger themselves, call the notebook's function, and report what they
+saw as plain data: every return value exactly as returned (a bool stays a bool), the ledger's
+length and contents afterwards, and, by identity (`is`), where each element of the ledger came
+from. Key values are rebuilt as fresh objects, so that code comparing keys with `is` instead
+of `==` is caught.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from . import lookup, probe
+
+NAME = "append_if_new"
+
+
+def _fresh(value: Any) -> Any:
+    """An object equal to `value` but not the same object, where Python allows it."""
+    if type(value) is str and len(value) > 1:
+        return "".join([value[:1], value[1:]])
+    if type(value) is int and not -5 <= value <= 256:
+        return int(str(value))
+    if type(value) is tuple:
+        return tuple([_fresh(item) for item in value])
+    return value
+
+
+def _rebuild(entry: dict) -> dict:
+    return {name: _fresh(value) for name, value in entry.items()}
+
+
+def _origin(element: Any, originals: list, passed: list) -> str:
+    for index, original in enumerate(originals):
+        if element is original:
+            return f"ledger[{index}] from before"
+    for index, entry in enumerate(passed):
+        if element is entry:
+            return f"the entry of call {index + 1}"
+    return "an object that was not passed in (a copy?)"
+
+
+def _call(function: Any, ledger: list, entry: dict, key: str | None, how: str) -> Any:
+    if how == "default":
+        return function(ledger, entry)
+    if how == "positional":
+        return function(ledger, entry, key)
+    return function(ledger, entry, key=key)
+
+
+@probe("append_if_new.calls")
+def calls(namespace: dict, ledger: list, steps: list) -> dict:
+    """Run the calls in `steps` on one ledger; report returns and the ledger afterwards.
+
+    Each step is {"entry": dict, "key": str, "how": "default" | "positional" | "keyword"},
+    or {"again": i, ...} to pass the very entry object of step i (0-based) once more.
+    """
+    append_if_new = lookup(namespace, NAME)
+    ledger = [_rebuild(entry) for entry in ledger]
+    originals = list(ledger)
+    passed: list = []
+    returned = []
+    for step in steps:
+        entry = passed[step["again"]] if "again" in step else _rebuild(step["entry"])
+        passed.append(entry)
+        returned.append(_call(append_if_new, ledger, entry, step.get("key"), step["how"]))
+    return {
+        "returned": returned,
+        "ledger length": len(ledger),
+        "ledger objects": [_origin(element, originals, passed) for element in ledger],
+        "ledger contents": list(ledger),
+    }
+
+
+@probe("append_if_new.missing_key")
+def missing_key(namespace: dict, ledger: list, good: dict, bad: dict, key: str | None,
+                how: str) -> dict:
+    """Append `good` (which has the key), then try `bad` (which lacks it).
+
+    Reports the first call's return value and what the second call did: the name
+    "ValueError" for a ValueError or a subclass of it, otherwise the class it raised or the
+    value it returned.
+    """
+    append_if_new = lookup(namespace, NAME)
+    ledger = [_rebuild(entry) for entry in ledger]
+    first = _call(append_if_new, ledger, _rebuild(good), key, how)
+    try:
+        value = _call(append_if_new, ledger, _rebuild(bad), key, how)
+    except ValueError:
+        second: Any = "raised ValueError"
+    except Exception as error:  # the observation is which class, not a verdict
+        second = f"raised {type(error).__name__}, not ValueError"
+    else:
+        second = {"returned without raising": value}
+    return {"first call returned": first, "call without the key": second}
+
+
+@probe("append_if_new.many")
+def many(namespace: dict, size: int, deliveries: int, seed: int) -> dict:
+    """A ledger of `size` entries, then `deliveries` seeded calls mixing repeats of old ids,
+    repeats of ids delivered earlier in the run, and new ids."""
+    append_if_new = lookup(namespace, NAME)
+    rng = random.Random(seed)
+    ledger = [{"id": f"run-{number:06d}", "qty": number % 97} for number in range(size)]
+    originals = list(ledger)
+    passed = []
+    for delivery in range(deliveries):
+        roll = rng.random()
+        if roll < 0.3:
+            number = rng.choice([0, size - 1, rng.randrange(size)])
+        elif roll < 0.5 and delivery:
+            number = size + rng.randrange(delivery)
+        else:
+            number = size + delivery
+        passed.append({"id": f"run-{number:06d}", "qty": -delivery, "attempt": delivery})
+    returned = [append_if_new(ledger, entry) for entry in passed]
+    kept = sum(1 for index, original in enumerate(originals)
+               if index < len(ledger) and ledger[index] is original)
+    appended = ledger[size:] if kept == size else []
+    return {
+        "ledger length": len(ledger),
+        "True returned": sum(1 for value in returned if value is True),
+        "False returned": sum(1 for value in returned if value is False),
+        "old entries still in place (same objects)": kept,
+        "appended entries that are the objects passed in":
+            sum(1 for element in appended if any(element is entry for entry in passed)),
+        "returned": returned,
+        "ids in the ledger": [element.get("id") if type(element) is dict else element
+                              for element in ledger],
+        "contents of the old entries": ledger[:size],
+    }
