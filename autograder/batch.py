@@ -1,0 +1,180 @@
+"""Grade a whole class: SUBMITTED/<student>/<assignment>/<notebook>.ipynb.
+
+Each graded notebook's result is saved at once under DIR/<student>/.results/ together with the
+hash of the notebook's bytes and a fingerprint of the grader (rubric, suites, probes, reference
+solutions, limits). A rerun reuses every saved result whose notebook and grader are unchanged,
+so an interrupted batch loses nothing it already graded. Notebooks are graded by a pool of
+threads, each of which drives one sandbox process at a time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from . import grading, report, runner
+
+PACKAGE = Path(__file__).resolve().parent
+# Files whose change can change a score; reports are rebuilt from saved results anyway.
+NOT_SCORING = {"report.py", "batch.py", "cli.py", "__main__.py", "fixtures.py", "in_kernel.py"}
+
+
+class BatchError(Exception):
+    """The class folder cannot be graded; the message is one sentence for a person."""
+
+
+@dataclass(frozen=True)
+class Submission:
+    student: str
+    assignment: str
+    path: Path
+
+    @property
+    def key(self) -> str:
+        return f"{self.student}/{self.assignment}/{self.path.name}"
+
+    def saved_result(self, out: Path) -> Path:
+        return out / self.student / ".results" / self.assignment / f"{self.path.name}.json"
+
+
+@dataclass
+class Summary:
+    graded: int = 0
+    unchanged: int = 0
+    unreadable: int = 0
+    seconds: float = 0.0
+    interrupted: bool = False
+
+    def line(self, out: Path) -> str:
+        rate = self.graded / self.seconds if self.seconds > 0 else 0.0
+        text = (f"graded {self.graded} notebooks, skipped {self.unchanged} unchanged, "
+                f"{self.unreadable} could not be graded, in {self.seconds:.1f} s "
+                f"({rate:.1f} notebooks/s)")
+        if self.interrupted:
+            return (f"interrupted: {text}; every notebook graded so far is saved, run the "
+                    "same command again to grade the rest")
+        return f"{text}; wrote {out / 'grades.csv'}"
+
+
+def discover(submitted: Path, out: Path | None = None) -> list[Submission]:
+    submitted = Path(submitted)
+    if not submitted.exists():
+        raise BatchError(f"{submitted} does not exist")
+    if not submitted.is_dir():
+        raise BatchError(f"{submitted} is not a folder (expected SUBMITTED/<student>/"
+                         "<assignment>/<notebook>.ipynb)")
+    skip = Path(out).resolve() if out else None
+    found = []
+    for path in sorted(submitted.glob("*/*/*.ipynb")):
+        parts = path.relative_to(submitted).parts
+        if any(part.startswith(".") for part in parts):
+            continue  # .ipynb_checkpoints and other hidden folders
+        if skip and (path.resolve() == skip or skip in path.resolve().parents):
+            continue
+        if path.is_file():
+            found.append(Submission(parts[0], parts[1], path))
+    if not found:
+        raise BatchError(f"{submitted} holds no notebooks (expected SUBMITTED/<student>/"
+                         "<assignment>/<notebook>.ipynb)")
+    return found
+
+
+def fingerprint(options: grading.Options) -> str:
+    """A hash of everything that decides a score, so a changed grader regrades everything."""
+    digest = hashlib.sha256()
+    files = [p for p in PACKAGE.rglob("*.py") if p.name not in NOT_SCORING
+             and "__pycache__" not in p.parts]
+    files += list(grading.SOLUTIONS.rglob("*.ipynb"))
+    for path in sorted(files):
+        if ".ipynb_checkpoints" in path.parts:
+            continue
+        digest.update(str(path.relative_to(PACKAGE.parent)).encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    digest.update(repr((options.time_limit, options.memory_limit_mb,
+                        options.sandbox.kind)).encode())
+    return digest.hexdigest()
+
+
+def _load(saved: Path, sha: str, grader: str) -> grading.NotebookResult | None:
+    try:
+        data = json.loads(saved.read_text(encoding="utf-8"))
+        if data.get("sha256") == sha and data.get("fingerprint") == grader:
+            return grading.NotebookResult.from_dict(data["result"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    return None
+
+
+def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int = 1,
+                force: bool = False, progress: TextIO = sys.stderr) -> Summary:
+    started = time.monotonic()
+    submissions = discover(submitted, out)
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise BatchError(f"{out} exists and is not a folder")
+    grader = fingerprint(options)
+    results: dict[Submission, grading.NotebookResult] = {}
+    hashes: dict[Submission, str] = {}
+    todo = []
+    summary = Summary()
+    for submission in submissions:
+        try:
+            hashes[submission] = hashlib.sha256(submission.path.read_bytes()).hexdigest()
+        except OSError:
+            hashes[submission] = ""
+        saved = None if force else _load(submission.saved_result(out), hashes[submission], grader)
+        if saved is None:
+            todo.append(submission)
+        else:
+            results[submission] = saved
+            summary.unchanged += 1
+    if todo:
+        grading.prepare()
+    width = len(str(len(todo)))
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="grade")
+    try:
+        futures = {pool.submit(grading.grade_notebook, s.path, options, s.key): s for s in todo}
+        for done, future in enumerate(as_completed(futures), start=1):
+            submission = futures[future]
+            result = future.result()
+            results[submission] = result
+            summary.graded += 1
+            summary.unreadable += not result.readable
+            saved = {"sha256": hashes[submission], "fingerprint": grader,
+                     "result": result.to_dict()}
+            report.write_atomic(submission.saved_result(out), json.dumps(saved))
+            note = f"  {result.problems[0][:70]}" if result.problems else ""
+            print(f"[{done:>{width}}/{len(todo)}] {submission.key}  {report.points(result.score)}"
+                  f"/{report.points(result.max_score)}  {result.execution_time:.2f} s{note}",
+                  file=progress, flush=True)
+    except KeyboardInterrupt:
+        runner.stop_all()
+        pool.shutdown(wait=True, cancel_futures=True)
+        summary.interrupted = True
+        summary.seconds = time.monotonic() - started
+        return summary
+    pool.shutdown(wait=True)
+    write_outputs(out, submissions, results)
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+def write_outputs(out: Path, submissions: list[Submission],
+                  results: dict[Submission, grading.NotebookResult]) -> None:
+    rows = []
+    by_student: dict[str, list[grading.NotebookResult]] = {}
+    for submission in submissions:
+        result = results[submission]
+        rows.append((submission.student, submission.assignment,
+                     submission.path.name.removesuffix(".ipynb"), result.score, result.max_score))
+        by_student.setdefault(submission.student, []).append(result)
+    for student, found in by_student.items():
+        report.write_results(out / student / "results.json", found)
+        report.write_atomic(out / student / "report.md", report.report_markdown(found, student))
+    report.write_atomic(out / "grades.csv", report.grades_csv(rows))

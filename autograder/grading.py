@@ -1,0 +1,348 @@
+"""Grade one notebook: read it, find the graded cells, run them sandboxed, score the outcomes.
+
+The verdicts come from `suite.score` with the expected outcomes `suite.expected_outcomes`
+computed in this process from `solutions/` (call `prepare` first, in the main thread), so the
+points agree exactly with the nbgrader grade cells. Everything that comes back from the
+sandbox is untrusted data: it is checked for shape before it is looked at, and a case whose
+outcome never arrived fails with a sentence that says why.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from functools import cache
+from pathlib import Path
+
+from . import runner, suite
+from .notebook import NotebookError, extract, read_notebook
+from .reference import SOLUTIONS, nbgrader_meta
+from .rubric import EXERCISES, Exercise, exercise_for
+
+MAX_CELL_PROBLEMS = 20
+_READY: set[str] = set()  # grade_ids whose expected outcomes prepare() computed
+
+
+class GraderError(Exception):
+    """The grader itself cannot work (for example a broken reference solution)."""
+
+
+@dataclass(frozen=True)
+class Options:
+    sandbox: runner.Sandbox
+    time_limit: float | None = None  # None: the rubric's limit for each exercise
+    memory_limit_mb: int | None = None
+    processes: int = 64
+
+    def limits(self, exercise: Exercise) -> runner.Limits:
+        seconds = self.time_limit or exercise.time_limit
+        return runner.Limits(time=seconds, memory_mb=self.memory_limit_mb or
+                             exercise.memory_limit_mb,
+                             cell_time=max(1.0, min(10.0, seconds / 4)),
+                             processes=self.processes)
+
+
+@dataclass
+class TestResult:
+    name: str
+    score: float
+    max_score: float
+    output: str  # why it failed, or "passed"
+    passed: bool
+
+
+@dataclass
+class ItemResult:
+    grade_id: str
+    title: str
+    score: float
+    max_score: float
+    tests: list[TestResult]
+
+
+@dataclass
+class NotebookResult:
+    path: str  # as the person who ran the grader named it
+    notebook: str  # the exercise's notebook name, or the file's stem when not recognised
+    assignment: str
+    score: float
+    max_score: float
+    items: list[ItemResult] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    execution_time: float = 0.0
+    stdout: str = ""
+    stderr: str = ""
+    readable: bool = True  # False when the file could not be read or recognised
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> NotebookResult:
+        items = [ItemResult(**{**item, "tests": [TestResult(**t) for t in item["tests"]]})
+                 for item in data["items"]]
+        return cls(**{**data, "items": items})
+
+
+# -- recognising and preparing exercises -------------------------------------------------
+
+def recognise(path: Path, notebook: dict | None) -> Exercise | None:
+    """The exercise a notebook belongs to: by file name, else by its grade cells' ids."""
+    exercise = exercise_for(Path(path).name)
+    if exercise is not None or notebook is None:
+        return exercise
+    found = set()
+    for cell in notebook.get("cells", []):
+        if isinstance(cell, dict) and isinstance(cell.get("metadata"), dict):
+            meta = nbgrader_meta(cell)
+            if isinstance(meta, dict) and isinstance(meta.get("grade_id"), str):
+                found.add(meta["grade_id"])
+    matches = [(len(found & {item.grade_id for item in ex.items}), ex) for ex in EXERCISES]
+    count, best = max(matches, key=lambda pair: pair[0])
+    return best if count else None
+
+
+def has_reference(exercise: Exercise) -> bool:
+    return (SOLUTIONS / exercise.path).is_file()
+
+
+def prepare(exercises: tuple[Exercise, ...] = EXERCISES) -> list[Exercise]:
+    """Compute the expected outcomes of every exercise that has a reference solution.
+
+    Runs the trusted reference in this process with signal-based time limits, so call it in
+    the main thread before grading in threads. Returns the exercises that can be graded.
+    """
+    ready = []
+    for exercise in exercises:
+        if not has_reference(exercise):
+            continue
+        for item in exercise.items:
+            try:
+                expected = suite.expected_outcomes(item.grade_id)
+            except Exception as error:
+                raise GraderError(f"the reference solution of {exercise.path} could not be "
+                                  f"run for {item.grade_id}: {error}") from None
+            for index, outcome in enumerate(expected):
+                if "value" not in outcome and "raised" not in outcome:
+                    raise GraderError(
+                        f"the reference solution of {exercise.path} gives no answer for case "
+                        f"{index} of {item.grade_id}: {suite.describe(outcome)}")
+        _READY.update(item.grade_id for item in exercise.items)
+        ready.append(exercise)
+    return ready
+
+
+@cache
+def _cases(exercise: Exercise) -> tuple[dict, ...]:
+    jobs = []
+    for item in exercise.items:
+        for index, case in enumerate(suite.cases_for(item)):
+            jobs.append(case.job(suite.case_id(item, index)))
+    return tuple(jobs)
+
+
+# -- grading -----------------------------------------------------------------------------
+
+def grade_notebook(path: Path, options: Options, shown_as: str | None = None) -> NotebookResult:
+    """Grade one notebook file; every problem becomes a message in the result."""
+    path = Path(path)
+    shown = shown_as or str(path)
+    started = time.monotonic()
+    try:
+        notebook = read_notebook(path)
+    except NotebookError as error:
+        return _not_graded(shown, exercise_for(path.name), str(error), path)
+    except OSError as error:
+        return _not_graded(shown, exercise_for(path.name),
+                           f"{shown} could not be read ({error.strerror or error})", path)
+    exercise = recognise(path, notebook)
+    if exercise is None:
+        return _not_graded(shown, None, f"{shown} is not one of the course's notebooks: its "
+                           "name and its graded cells match no exercise in the rubric", path)
+    if not all(item.grade_id in _READY for item in exercise.items):
+        return _not_graded(shown, exercise, f"{exercise.notebook} cannot be graded yet: its "
+                           "reference solution is missing", path)
+    try:
+        extracted = extract(notebook, exercise)
+    except Exception as error:  # a malformed document the reader let through
+        return _not_graded(shown, exercise, f"{shown} could not be read as a notebook "
+                           f"({type(error).__name__})", path)
+    limits = options.limits(exercise)
+    job = {"prelude": extracted.prelude, "cells": extracted.cells,
+           "cases": list(_cases(exercise)), "cell_timeout": limits.cell_time}
+    run = runner.run(job, limits, options.sandbox, exercise.assignment)
+    result = score_run(exercise, run, limits, shown)
+    result.problems[:0] = extracted.problems
+    result.execution_time = round(time.monotonic() - started, 3)
+    return result
+
+
+def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
+              shown: str) -> NotebookResult:
+    """Verdicts for every case of `exercise` from what one sandbox run reported."""
+    wanted = {case["id"] for case in _cases(exercise)}
+    outcomes: dict[str, dict] = {}
+    problems: list[str] = []
+    cell_problems = 0
+    for event in run.events:
+        kind = event.get("event")
+        if kind == "case" and event.get("id") in wanted and event["id"] not in outcomes:
+            outcome = clean_outcome(event.get("outcome"))
+            if outcome is not None:
+                outcomes[event["id"]] = outcome
+        elif kind == "cell":
+            cell_problems += 1
+            if cell_problems <= MAX_CELL_PROBLEMS:
+                problems.append(_cell_problem(event))
+    if cell_problems > MAX_CELL_PROBLEMS:
+        problems.append(f"... and {cell_problems - MAX_CELL_PROBLEMS} more cells failed")
+    missing_reason = _missing_reason(run, limits)
+    if missing_reason and len(outcomes) < len(wanted):
+        problems.append(missing_reason[0])
+    if run.dropped_events:
+        problems.append(f"{run.dropped_events} results sent back by the grading process could "
+                        "not be read and were ignored")
+    for name, total in (("printed", run.stdout_bytes), ("wrote to stderr", run.stderr_bytes)):
+        if total > runner.OUTPUT_CAP:
+            problems.append(f"the notebook {name} {total} bytes; only the first "
+                            f"{runner.OUTPUT_CAP // 1024} KiB were kept")
+
+    items = []
+    for item in exercise.items:
+        verdicts = suite.score(exercise, item, outcomes)
+        tests = []
+        for index, verdict in enumerate(verdicts):
+            message = verdict.message
+            if suite.case_id(item, index) not in outcomes:
+                detail = missing_reason[1] if missing_reason else \
+                    "no result came back for this test"
+                message = f"{verdict.case.call_text()}: {detail}"
+            tests.append(TestResult(
+                name=f"{exercise.notebook} · {item.title}: {verdict.case.name}",
+                score=round(verdict.points, 4), max_score=round(verdict.max_points, 4),
+                output="passed" if verdict.passed else message, passed=verdict.passed))
+        items.append(ItemResult(item.grade_id, item.title, suite.item_points(verdicts),
+                                item.points, tests))
+    return NotebookResult(
+        path=shown, notebook=exercise.notebook, assignment=exercise.assignment,
+        score=round(sum(item.score for item in items), 2), max_score=exercise.max_score,
+        items=items, problems=problems, execution_time=round(run.elapsed, 3),
+        stdout=run.stdout, stderr=run.stderr)
+
+
+def _missing_reason(run: runner.RunResult, limits: runner.Limits) -> tuple[str, str] | None:
+    """(problem for the notebook, detail for each test) when the run ended before the end."""
+    if run.timed_out:
+        return (f"grading stopped at the notebook's time limit of {limits.time:g} s; the tests "
+                "that had not finished count as failed",
+                f"no result: grading stopped at the notebook's time limit of {limits.time:g} s "
+                "(a loop that never ends, or very slow code?)")
+    if run.finished:
+        return None
+    code = run.returncode
+    if code is not None and code < 0:
+        how = {9: "was killed", 24: "used up its CPU time", 11: "crashed"}.get(
+            -code, f"was stopped by signal {-code}")
+        ended = f"the grading process {how}"
+    elif code is None:
+        ended = "the grading process did not start"
+    else:
+        ended = f"the notebook's code ended the grading process (exit status {code})"
+    return (f"{ended} before every test had run; the missing tests count as failed",
+            f"no result: {ended} before this test finished")
+
+
+def _cell_problem(event: dict) -> str:
+    label = event.get("label")
+    label = label[:120] if isinstance(label, str) else "a cell"
+    error = clean_outcome(event.get("error"))
+    if error is None:
+        return f"{label} failed"
+    if "timeout" in error:
+        return f"{label} ran longer than {error['timeout']:g} s and was stopped"
+    return f"{label} raised {suite.describe(error)}"
+
+
+def _not_graded(shown: str, exercise: Exercise | None, reason: str, path: Path) -> NotebookResult:
+    if exercise is None:
+        return NotebookResult(path=shown, notebook=Path(path).name.removesuffix(".ipynb"),
+                              assignment="", score=0.0, max_score=0.0, problems=[reason],
+                              readable=False)
+    items = [ItemResult(item.grade_id, item.title, 0.0, item.points,
+                        [TestResult(f"{exercise.notebook} · {item.title}", 0.0, item.points,
+                                    f"not graded: {reason}", False)])
+             for item in exercise.items]
+    return NotebookResult(path=shown, notebook=exercise.notebook,
+                          assignment=exercise.assignment, score=0.0,
+                          max_score=exercise.max_score, items=items, problems=[reason],
+                          readable=False)
+
+
+# -- untrusted data ----------------------------------------------------------------------
+
+def clean_outcome(outcome: object) -> dict | None:
+    """An outcome from the sandbox in exactly one of the shapes the harness produces, or None."""
+    if not isinstance(outcome, dict) or len(outcome) > 3:
+        return None
+    if set(outcome) == {"value"}:
+        value = outcome["value"]
+        return {"value": value if is_plain(value) else {"__unsupported__": "malformed value"}}
+    if set(outcome) == {"raised", "mro", "message"}:
+        mro, raised, message = outcome["mro"], outcome["raised"], outcome["message"]
+        if isinstance(raised, str) and isinstance(message, str) and isinstance(mro, list) \
+                and len(mro) <= 100 and all(isinstance(name, str) for name in mro):
+            return {"raised": raised[:200], "mro": [name[:200] for name in mro],
+                    "message": message[:2000]}
+        return None
+    if set(outcome) == {"missing"} and isinstance(outcome["missing"], str):
+        return {"missing": outcome["missing"][:500]}
+    if set(outcome) == {"timeout"} and type(outcome["timeout"]) in (int, float):
+        return {"timeout": float(outcome["timeout"])}
+    return None
+
+
+_MARKERS = {
+    "__tuple__": list, "__set__": list, "__dict__": list, "__date__": str, "__float__": str,
+    "__bytes__": str, "__unsupported__": str, "__timedelta__": (int, float),
+    "__toolarge__": bool,
+}
+
+
+def is_plain(data: object, depth: int = 0) -> bool:
+    """Whether `data` has the grammar of `plain.to_plain`'s output (so reading it is safe)."""
+    if depth > 60:
+        return False
+    if data is None or type(data) in (bool, int, float, str):
+        return True
+    if type(data) is list:
+        return all(is_plain(item, depth + 1) for item in data)
+    if type(data) is not dict:
+        return False
+    if "__datetime__" in data:
+        tz = data.get("tz")
+        return (set(data) == {"__datetime__", "tz", "fold"}
+                and isinstance(data["__datetime__"], str) and type(data["fold"]) is int
+                and (tz is None or _is_zone(tz)))
+    if len(data) != 1:
+        return False
+    (key, value), = data.items()
+    if key not in _MARKERS or not isinstance(value, _MARKERS[key]) or type(value) is bool \
+            and key != "__toolarge__":
+        return False
+    if key == "__dict__":
+        return all(type(pair) is list and len(pair) == 2 and is_plain(pair[0], depth + 1)
+                   and is_plain(pair[1], depth + 1) for pair in value)
+    if type(value) is list:
+        return all(is_plain(item, depth + 1) for item in value)
+    return True
+
+
+def _is_zone(tz: object) -> bool:
+    if not isinstance(tz, dict):
+        return False
+    if set(tz) == {"zone"}:
+        return isinstance(tz["zone"], str)
+    if set(tz) == {"unsupported"}:
+        return isinstance(tz["unsupported"], str)
+    return set(tz) in ({"offset"}, {"offset", "utc"}) and type(tz["offset"]) in (int, float) \
+        and type(tz.get("utc", True)) is bool

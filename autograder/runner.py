@@ -1,0 +1,440 @@
+"""Run one grading job in a sandbox process and collect what it reports.
+
+The job (plain JSON, see `sandbox/worker.py`) goes to a fresh worker process on stdin; the
+worker's JSON-line events come back on a pipe of their own, and its stdout and stderr are
+captured with a size cap. Nothing else crosses: the parent never imports or calls anything
+the student's code defined.
+
+With bubblewrap (`bwrap`, Debian package `bubblewrap`) the worker sees a read-only system
+(Python, the `autograder/sandbox` folder at /grader/sandbox, the course `data/` at
+/course/data), a size-limited scratch folder as its working directory, no network, and its own
+process namespace, which dies with it. Without bubblewrap the same worker runs as a plain
+process with the same resource limits, and isolation is reduced (see `Sandbox.isolated`).
+In both cases the worker itself drops to uid 65534 before any notebook code runs.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SANDBOX_PACKAGE = Path(__file__).resolve().parent / "sandbox"
+DATA = Path(__file__).resolve().parent.parent / "data"
+UNPRIVILEGED = 65534
+
+OUTPUT_CAP = 64 * 1024  # bytes of student stdout and of stderr kept per notebook
+RESULTS_CAP = 16 * 1024 * 1024  # bytes of events read from the worker
+EVENT_CAP = 1024 * 1024  # one event line longer than this is ignored
+SCRATCH_BYTES = 64 * 1024 * 1024
+TMP_BYTES = 16 * 1024 * 1024
+INTERPRETER_MB = 128  # address space Python itself needs on top of the memory limit
+START_GRACE = 1.0  # seconds for starting the sandbox, not counted against the notebook
+
+# With -c, sys.path[0] is the working directory (the scratch folder): replace it with the
+# folder that holds the sandbox package. Limits are set here, before the worker runs any
+# notebook code; the worker then drops to uid 65534.
+BOOTSTRAP = """\
+import resource, sys
+sys.path[0] = sys.argv[1]
+names = ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_CORE")
+for name, value in zip(names, (int(v) for v in sys.argv[2].split(","))):
+    if value >= 0:
+        hard = value + 2 if name == "RLIMIT_CPU" else value
+        resource.setrlimit(getattr(resource, name), (value, hard))
+from sandbox.worker import main
+sys.exit(main(sys.argv))
+"""
+
+ENVIRONMENT = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "MPLBACKEND": "Agg",
+    "PYTHONHASHSEED": "0",
+    "TZ": "UTC",
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
+
+
+class SandboxUnavailable(Exception):
+    """bubblewrap was required but cannot be used here; the message is one sentence."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    time: float = 60.0  # wall-clock seconds for the whole notebook
+    memory_mb: int = 1024
+    cell_time: float = 10.0  # seconds for one notebook cell
+    processes: int = 64  # processes of uid 65534 at once, machine-wide
+
+
+@dataclass
+class RunResult:
+    events: list[dict] = field(default_factory=list)
+    stdout: str = ""
+    stderr: str = ""
+    stdout_bytes: int = 0  # how much the notebook printed in total
+    stderr_bytes: int = 0
+    timed_out: bool = False
+    returncode: int | None = None
+    elapsed: float = 0.0
+    dropped_events: int = 0  # lines that were too long, not JSON, or past the cap
+
+    @property
+    def finished(self) -> bool:
+        return any(event.get("event") == "done" for event in self.events)
+
+
+def bwrap_works() -> bool:
+    """Whether bubblewrap is installed and can build the namespaces the sandbox uses."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return False
+    try:
+        probe = subprocess.run([bwrap, *_namespace_flags(), "--ro-bind", "/", "/", "true"],
+                               stdin=subprocess.DEVNULL, capture_output=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return probe.returncode == 0
+
+
+def _namespace_flags() -> list[str]:
+    if os.geteuid() == 0:
+        # As root no user namespace is needed, so the worker can still drop to uid 65534.
+        return ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+                "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
+    return ["--unshare-all", "--die-with-parent", "--new-session"]
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """How worker processes are started: "bwrap" (isolated) or "plain" (reduced isolation)."""
+
+    kind: str
+
+    @property
+    def isolated(self) -> bool:
+        return self.kind == "bwrap"
+
+    @staticmethod
+    def choose(mode: str) -> Sandbox:
+        """mode "auto": bubblewrap when it works, else plain; "required": bubblewrap or
+        SandboxUnavailable; "off": plain (for debugging the grader only)."""
+        if mode == "off":
+            return Sandbox("plain")
+        if bwrap_works():
+            return Sandbox("bwrap")
+        if mode == "required":
+            raise SandboxUnavailable(
+                "bubblewrap (bwrap) is not installed or cannot create namespaces here, and "
+                "--sandbox=required refuses to grade without it (install the Debian package "
+                "bubblewrap)")
+        return Sandbox("plain")
+
+    def command(self, folder: str, limits: Limits, results_fd: int, assignment: str) -> list[str]:
+        python = sys.executable
+        rlimits = ",".join(str(v) for v in (
+            (limits.memory_mb + INTERPRETER_MB) * 2**20,
+            int(limits.time) + 2,
+            SCRATCH_BYTES,
+            256,
+            limits.processes if os.geteuid() == 0 else -1,
+            0,
+        ))
+        worker = [python, "-s", "-c", BOOTSTRAP, folder, rlimits, "--results-fd", str(results_fd)]
+        if not self.isolated:
+            return worker
+        workdir = f"/course/scratch/{assignment or 'work'}"
+        args = [shutil.which("bwrap") or "bwrap", *_namespace_flags(), "--clearenv"]
+        for name, value in _environment("/tmp").items():
+            args += ["--setenv", name, value]
+        args += ["--ro-bind", "/usr", "/usr"]
+        for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+            path = Path("/") / name
+            if path.is_symlink():
+                args += ["--symlink", os.readlink(path), str(path)]
+            elif path.is_dir():
+                args += ["--ro-bind", str(path), str(path)]
+        made: set[str] = {"/", "/usr", "/tmp", "/proc", "/dev"}
+        for real in _python_folders():
+            args += _parents(real, made) + ["--ro-bind", real, real]
+        args += _parents("/grader/sandbox", made)
+        args += ["--ro-bind", str(SANDBOX_PACKAGE), "/grader/sandbox"]
+        args += _parents(workdir, made)
+        if (DATA / "README.md").is_file():
+            args += ["--ro-bind", str(DATA), "/course/data"]
+        args += ["--proc", "/proc", "--dev", "/dev",
+                 "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
+                 "--perms", "1777", "--size", str(SCRATCH_BYTES), "--tmpfs", workdir,
+                 "--chdir", workdir]
+        return args + ["--", *worker[:4], "/grader", *worker[5:]]
+
+
+def _environment(home: str) -> dict[str, str]:
+    return {**ENVIRONMENT, "HOME": home, "MPLCONFIGDIR": home}
+
+
+def _python_folders() -> list[str]:
+    """Real paths of the interpreter's installation and of the venv, outside /usr."""
+    folders = []
+    for prefix in {sys.base_prefix, sys.prefix, os.path.dirname(os.path.dirname(sys.executable))}:
+        real = os.path.realpath(prefix)
+        if real != "/usr" and not real.startswith("/usr/"):
+            folders.append(real)
+    executable = os.path.realpath(sys.executable)
+    if not any(executable.startswith(f + "/") for f in folders) and \
+            not executable.startswith("/usr/"):
+        folders.append(os.path.dirname(executable))
+    # Bind the outermost folders only; binding a folder inside another would hide nothing.
+    folders.sort(key=len)
+    kept: list[str] = []
+    for folder in folders:
+        if not any(folder == k or folder.startswith(k + "/") for k in kept):
+            kept.append(folder)
+    return kept
+
+
+def _parents(path: str, made: set[str]) -> list[str]:
+    """bwrap arguments creating the missing parent folders of `path`, readable by anyone
+    (bubblewrap would otherwise create them readable by root only)."""
+    args = []
+    parts = Path(path).parts
+    for depth in range(2, len(parts)):
+        folder = str(Path(*parts[:depth]))
+        if folder not in made:
+            made.add(folder)
+            args += ["--perms", "0755", "--dir", folder]
+    return args
+
+
+# -- processes ---------------------------------------------------------------------------
+
+_live: set[subprocess.Popen] = set()
+_live_lock = threading.Lock()
+_stopping = threading.Event()
+
+
+def stop_all() -> None:
+    """Kill every sandbox that is running and refuse to start new ones (on Ctrl-C)."""
+    _stopping.set()
+    with _live_lock:
+        for process in list(_live):
+            _kill_group(process)
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def become_subreaper() -> bool:
+    """Make this process adopt orphans of its children (Linux), so that a worker's
+    descendants that escaped its process group can still be found and ended."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
+def reap_orphans() -> int:
+    """Kill and reap adopted processes that are not a running sandbox; return how many."""
+    me = os.getpid()
+    with _live_lock:
+        known = {process.pid for process in _live}
+        killed = 0
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit() or int(entry.name) in known:
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[-1].split()
+            if len(fields) > 1 and fields[1] == str(me):
+                pid = int(entry.name)
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                    killed += 1
+                except (ProcessLookupError, ChildProcessError, PermissionError):
+                    pass
+    return killed
+
+
+def _scratch_folder(assignment: str) -> tuple[tempfile.TemporaryDirectory, Path]:
+    """A private working folder for a plain (not bubblewrapped) worker, with a `data`
+    link beside it so notebooks find the course data the way they do in the sandbox."""
+    holder = tempfile.TemporaryDirectory(prefix="autograder-")
+    root = Path(holder.name)
+    workdir = root / "scratch" / (assignment or "work")
+    workdir.mkdir(parents=True)
+    if (DATA / "README.md").is_file():
+        (root / "data").symlink_to(DATA)
+    if os.geteuid() == 0:
+        for folder in (root, root / "scratch", workdir):
+            os.chown(folder, UNPRIVILEGED, UNPRIVILEGED)
+    return holder, workdir
+
+
+class _Sink:
+    """Keeps the first `cap` bytes of a stream and counts the rest."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.kept = bytearray()
+        self.total = 0
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.cap - len(self.kept)
+        if room > 0:
+            self.kept += data[:room]
+
+
+def run(job: dict, limits: Limits, sandbox: Sandbox, assignment: str = "") -> RunResult:
+    """Run one job in a fresh worker process; never raises for anything the job's code does."""
+    result = RunResult()
+    if _stopping.is_set():
+        return result
+    holder = None
+    scratch = None
+    if not sandbox.isolated:
+        holder, scratch = _scratch_folder(assignment)
+    read_end, write_end = os.pipe()
+    folder = str(SANDBOX_PACKAGE.parent)
+    command = sandbox.command(folder, limits, write_end, assignment)
+    started = time.monotonic()
+    try:
+        with _live_lock:
+            if _stopping.is_set():
+                return result
+            process = subprocess.Popen(
+                command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                pass_fds=(write_end,), start_new_session=True, close_fds=True,
+                cwd=scratch, env=None if sandbox.isolated else _environment(str(scratch)))
+            _live.add(process)
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        if holder:
+            holder.cleanup()
+        raise
+    os.close(write_end)
+    stdout, stderr, events = _Sink(OUTPUT_CAP), _Sink(OUTPUT_CAP), _Sink(RESULTS_CAP)
+    try:
+        result.timed_out = _pump(process, json.dumps(job).encode(), read_end,
+                                 {process.stdout.fileno(): stdout, process.stderr.fileno(): stderr,
+                                  read_end: events},
+                                 started + limits.time + START_GRACE)
+    finally:
+        _kill_group(process)
+        process.wait()
+        with _live_lock:
+            _live.discard(process)
+        for stream in (process.stdin, process.stdout, process.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        if holder:
+            shutil.rmtree(holder.name, ignore_errors=True)
+            holder.cleanup()
+    result.elapsed = time.monotonic() - started
+    result.returncode = process.returncode
+    result.stdout = stdout.kept.decode("utf-8", "replace")
+    result.stderr = stderr.kept.decode("utf-8", "replace")
+    result.stdout_bytes, result.stderr_bytes = stdout.total, stderr.total
+    result.events, result.dropped_events = _parse_events(events)
+    return result
+
+
+def _pump(process: subprocess.Popen, payload: bytes, results_fd: int,
+          sinks: dict[int, _Sink], deadline: float) -> bool:
+    """Feed the job and drain all output until the worker ends; True when time ran out."""
+    selector = selectors.DefaultSelector()
+    for fd in sinks:
+        os.set_blocking(fd, False)
+        selector.register(fd, selectors.EVENT_READ)
+    stdin = process.stdin.fileno()
+    os.set_blocking(stdin, False)
+    selector.register(stdin, selectors.EVENT_WRITE)
+    sent = 0
+    exited_at = None
+    try:
+        while selector.get_map():
+            now = time.monotonic()
+            if now >= deadline:
+                return True
+            if exited_at is None and process.poll() is not None:
+                exited_at = now
+            if exited_at is not None and now - exited_at > 0.5:
+                break  # something outside the worker still holds a pipe open
+            for key, _ in selector.select(min(deadline - now, 0.25)):
+                fd = key.fd
+                try:
+                    if fd == stdin:
+                        sent += os.write(fd, payload[sent:sent + 65536])
+                        done = sent >= len(payload)
+                    else:
+                        data = os.read(fd, 65536)
+                        sinks[fd].add(data)
+                        done = not data
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    done = True
+                if done:
+                    selector.unregister(fd)
+                    if fd == stdin:
+                        process.stdin.close()
+                    elif fd == results_fd:
+                        os.close(fd)
+    finally:
+        for key in list(selector.get_map().values()):
+            if key.fd == results_fd:
+                os.close(results_fd)
+        selector.close()
+    remaining = deadline - time.monotonic()
+    try:
+        process.wait(timeout=max(0.0, min(remaining, 2.0)))
+    except subprocess.TimeoutExpired:
+        return remaining <= 2.0
+    return False
+
+
+def _parse_events(sink: _Sink) -> tuple[list[dict], int]:
+    """Untrusted JSON lines to event dicts; anything malformed is counted, never raised."""
+    events, dropped = [], 0
+    lines = bytes(sink.kept).split(b"\n")
+    if sink.total > len(sink.kept):
+        lines.pop()  # the cut-off line
+        dropped += 1
+    for line in lines:
+        if not line.strip():
+            continue
+        if len(line) > EVENT_CAP:
+            dropped += 1
+            continue
+        try:
+            event = json.loads(line)
+        except (ValueError, RecursionError):
+            dropped += 1
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+        else:
+            dropped += 1
+    return events, dropped
