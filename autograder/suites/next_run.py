@@ -1,0 +1,86 @@
+"""Hidden tests for next_run (notebook 03, 25 points).
+
+Friday 4 July 2025 unless a case says otherwise. A plain minute-by-minute search that parses the
+expression once needs about 2 s on a small machine to search five years and find nothing, so
+the cases that search for years get a generous time limit; every other case is quick.
+"""
+
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+from autograder.suite import call
+
+F = "next_run"
+YEARS = 15.0  # seconds for a case that searches for years (several times what honest work needs)
+
+FRIDAY = datetime(2025, 7, 4)
+
+
+def at(hour: int, minute: int, second: int = 0, microsecond: int = 0, **where) -> datetime:
+    return FRIDAY.replace(hour=hour, minute=minute, second=second, microsecond=microsecond,
+                          **where)
+
+
+def after(moment: datetime, expression: str, name: str, weight: float = 1.0, **options):
+    return call(F, expression, moment, name=name, weight=weight, **options)
+
+
+CASES = [
+    after(at(10, 0), "* * * * *", "every minute: the next whole minute", 1),
+    # strictly after
+    after(at(16, 30), "30 16 * * 1-5",
+          "a moment that matches is not its own next run (Friday 16:30 -> Monday 16:30)", 3),
+    after(at(6, 0), "0 6 * * *",
+          "the 06:00 risk report: at 06:00 exactly, the next run is tomorrow", 2),
+    after(datetime(2025, 12, 31, 23, 59), "59 23 31 12 *",
+          "the last minute of the year is not its own next run", 1.5),
+    # whole minutes
+    after(at(10, 7, 42, 123456), "*/15 * * * *", "seconds and microseconds of the result are 0", 2),
+    after(at(10, 0, 59, 999999), "* * * * *", "a microsecond before 10:01 gives 10:01:00", 1.5),
+    after(at(9, 29, 30), "30 9 * * 1-5", "09:29:30 gives the 09:30 rebalance the same day", 1),
+    # time zones: the fields are read on after's own clock and the result keeps its tzinfo
+    after(at(12, 0, tzinfo=timezone(timedelta(hours=-5))), "30 16 * * 1-5",
+          "the result keeps after's tzinfo (a fixed offset, UTC-5)", 2),
+    after(at(7, 0, tzinfo=ZoneInfo("Europe/London")), "0 6 * * *",
+          "the result keeps after's tzinfo (Europe/London)", 1.5),
+    after(datetime(2025, 12, 31, 23, 59, 59, tzinfo=timezone.utc), "0 0 * * *",
+          "the result keeps after's tzinfo (UTC) across New Year", 1),
+    # minute first, hour second
+    after(at(10, 0), "5 14 * * *", "the first field is the minute, the second the hour (14:05)", 2),
+    # day-of-week: 0 and 7 are Sunday, 1 is Monday
+    after(at(10, 0), "0 9 * * 1", "day-of-week 1 is Monday (Python's weekday() says 0)", 2),
+    after(at(10, 0), "0 10 * * 6", "day-of-week 6 is Saturday", 1),
+    after(at(10, 0), "0 9 * * 0", "day-of-week 0 is Sunday", 1.5),
+    after(at(10, 0), "0 9 * * 7", "day-of-week 7 is Sunday too", 1.5),
+    after(at(17, 45), "*/20 9-17 * * 1-5", "a Friday evening waits for Monday 09:00", 1),
+    # both day fields must match (the lab's rule, not cron's either-day quirk)
+    after(datetime(2025, 1, 1), "0 0 13 * 5",
+          "day-of-month and day-of-week must both match: the next Friday the 13th", 3),
+    after(datetime(2025, 1, 1), "0 12 1 * 1",
+          "both must match: the next 1st of a month that is a Monday", 2),
+    # month ends and leap years
+    after(datetime(2025, 4, 15), "0 0 31 * *", "the 31st skips months that have 30 days", 2),
+    after(datetime(2025, 1, 31, 12, 0), "0 0 1 * *", "from the end of January to 1 February", 1),
+    after(datetime(2024, 2, 28, 9, 0), "30 8 28-31 * *",
+          "29 February of a leap year is a day like any other", 1.5),
+    after(datetime(2025, 3, 1), "0 0 29 2 *", "the next 29 February after March 2025 is in 2028",
+          2.5, timeout=YEARS),
+    after(datetime(2024, 2, 29, 12, 0), "0 12 29 2 *",
+          "from one 29 February to the next, four years later", 1, timeout=YEARS),
+    after(datetime(2024, 2, 29, 10, 0), "0 12 * * *",
+          "a search that starts on 29 February (five years later has no 29 February)", 1),
+    # year rollover
+    after(datetime(2025, 6, 1), "0 0 1 1 *", "New Year's Day: the search rolls into the next year",
+          2),
+    after(datetime(2025, 2, 28, 23, 59), "0 0 * 2 *",
+          "after February's last minute, the next February is a year away", 1),
+    # nothing within five years: ValueError, never a loop that does not end
+    after(datetime(2025, 1, 1), "0 0 30 2 *",
+          "an expression that never fires (30 February) raises ValueError", 3, timeout=YEARS),
+    after(datetime(2025, 1, 1), "0 0 29 2 1",
+          "no Monday 29 February within five years (the next is in 2044) raises ValueError", 1,
+          timeout=YEARS),
+    # a bad expression is a ValueError too
+    after(at(10, 0), "0 6 * *", "an expression with four fields raises ValueError", 0.5),
+    after(at(10, 0), "61 * * * *", "minute 61 raises ValueError", 0.5),
+]
