@@ -1,9 +1,11 @@
 """Probes for cron_matches (notebook 02).
 
-`cron_matches.rejects` asks two questions at the same moment: what the function answers for a
-valid expression, and what it does with a bad one next to it. A function that raises
-ValueError for everything, or answers everything, cannot pass: the valid expression must get
-its True or False, and the bad one must raise.
+Every case asks about moments that match *and* moments that do not, so a function that always
+answers the same thing, or always raises, earns nothing:
+
+- `cron_matches.at` asks one expression about several moments and returns the answers in order;
+- `cron_matches.rejects` asks for a valid expression's answer and what happens to a bad one at
+  the same moment (the bad one must raise ValueError).
 """
 
 from __future__ import annotations
@@ -11,6 +13,12 @@ from __future__ import annotations
 from datetime import datetime
 
 from . import lookup, probe
+
+
+@probe("cron_matches.at")
+def at(namespace: dict, expression: str, moments: list[datetime]) -> list:
+    cron_matches = lookup(namespace, "cron_matches")
+    return [cron_matches(expression, moment) for moment in moments]
 
 
 def _outcome(function, expression: str, when: datetime) -> tuple:

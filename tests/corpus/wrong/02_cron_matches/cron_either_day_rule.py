@@ -1,0 +1,22 @@
+# Bug: Cron's real either-day rule (Vixie cron) instead of the lab's both rule.
+# ruff: noqa: F821 (parse_cron_field comes from the notebook's other answer cell)
+# notebook: 02_cron_matches
+# loses: test_cron_matches
+# %% answer_cron_matches
+def cron_matches(expression, when):
+    fields = expression.split()
+    if len(fields) != 5:
+        raise ValueError(f"expected 5 fields, got {len(fields)}")
+    minutes = parse_cron_field(fields[0], 0, 59)
+    hours = parse_cron_field(fields[1], 0, 23)
+    days = parse_cron_field(fields[2], 1, 31)
+    months = parse_cron_field(fields[3], 1, 12)
+    weekdays = {0 if v == 7 else v for v in parse_cron_field(fields[4], 0, 7)}
+    day_ok = when.day in days
+    weekday_ok = when.isoweekday() % 7 in weekdays
+    if fields[2].startswith('*') or fields[4].startswith('*'):
+        either = day_ok and weekday_ok
+    else:
+        either = day_ok or weekday_ok
+    return (when.minute in minutes and when.hour in hours and when.month in months
+            and either)

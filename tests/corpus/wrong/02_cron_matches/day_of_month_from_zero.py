@@ -1,0 +1,16 @@
+# Bug: Day-of-month parsed as 0-31, so day 0 is accepted.
+# ruff: noqa: F821 (parse_cron_field comes from the notebook's other answer cell)
+# notebook: 02_cron_matches
+# loses: test_cron_matches
+# %% answer_cron_matches
+def cron_matches(expression, when):
+    fields = expression.split()
+    if len(fields) != 5:
+        raise ValueError(f"expected 5 fields, got {len(fields)}")
+    minutes = parse_cron_field(fields[0], 0, 59)
+    hours = parse_cron_field(fields[1], 0, 23)
+    days = parse_cron_field(fields[2], 0, 31)
+    months = parse_cron_field(fields[3], 1, 12)
+    weekdays = {0 if v == 7 else v for v in parse_cron_field(fields[4], 0, 7)}
+    return (when.minute in minutes and when.hour in hours and when.day in days
+            and when.month in months and when.isoweekday() % 7 in weekdays)
