@@ -1,0 +1,25 @@
+"""Probes for run_order (notebook 04): what a call leaves behind in the dictionary it was given."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import lookup, probe
+
+
+@probe("run_order.input_after_call")
+def input_after_call(namespace: dict, tasks: dict[str, list[str]]) -> dict[str, Any]:
+    """Call run_order on a fresh dictionary of fresh lists; observe the input afterwards.
+
+    Also observed: which jobs came back (sorted, so that these cases judge the input, not the
+    tie-break), or that a ValueError was raised, for a graph with a cycle or an unknown
+    dependency. Any other exception, including a stub's NotImplementedError, propagates and
+    fails the case; an answer that is not a list of the jobs fails it too.
+    """
+    run_order = lookup(namespace, "run_order")
+    given = {job: list(dependencies) for job, dependencies in tasks.items()}
+    try:
+        returned: Any = sorted(run_order(given))
+    except ValueError:
+        returned = "raised ValueError"
+    return {"jobs returned": returned, "input after the call": given}

@@ -1,0 +1,222 @@
+"""Notebook 04 (run_order): the hidden suite, its wrong-solution corpus, an oracle, the figure."""
+
+import copy
+import json
+import os
+import random
+import warnings
+from itertools import pairwise
+from pathlib import Path
+
+import nbformat
+import networkx as nx
+import pytest
+
+from autograder import fixtures
+from autograder.reference import SOLUTIONS, namespace, nbgrader_meta
+from autograder.rubric import exercise_for
+from autograder.suites import run_order as suite
+
+EXERCISE = exercise_for("04_run_order")
+FULL = {"test_run_order": 25}
+CORPUS = fixtures.read_corpus(Path(__file__).parent / "corpus" / "wrong" / "04_run_order")
+
+# A correct but quadratic solution, the textbook loop: the suite asks for the right answers,
+# not for a heap, so it must earn every point.
+TEXTBOOK_LOOP = '''
+def run_order(tasks):
+    for job, needs in tasks.items():
+        for need in needs:
+            if need not in tasks:
+                raise ValueError(f"{need!r} is not a job")
+    order, done = [], set()
+    while len(order) < len(tasks):
+        ready = [job for job in tasks if job not in done and all(n in done for n in tasks[job])]
+        if not ready:
+            raise ValueError("cycle detected")
+        order.append(min(ready))
+        done.add(order[-1])
+    return order
+'''
+
+
+@pytest.fixture(scope="module")
+def reference_run_order():
+    return namespace(EXERCISE)["run_order"]
+
+
+def test_reference_earns_full_points():
+    assert fixtures.score_in_process(fixtures.honest_submission(EXERCISE), EXERCISE) == FULL
+
+
+def test_untouched_stub_earns_nothing():
+    assert fixtures.score_in_process(fixtures.stub_submission(EXERCISE), EXERCISE) == {
+        "test_run_order": 0}
+
+
+def test_the_textbook_loop_earns_full_points():
+    submission = fixtures.build_submission(EXERCISE, {"answer_run_order": TEXTBOOK_LOOP})
+    assert fixtures.score_in_process(submission, EXERCISE) == FULL
+
+
+def test_a_constant_answer_earns_no_input_points():
+    """The input probe also observes which jobs came back, so `return []` gains nothing there."""
+    submission = fixtures.build_submission(
+        EXERCISE, {"answer_run_order": "def run_order(tasks):\n    return []"})
+    points = fixtures.score_in_process(submission, EXERCISE)["test_run_order"]
+    total = sum(case.weight for case in suite.CASES)
+    empty_right = sum(case.weight for case in suite.CASES
+                      if case.probe == "call" and case.args == ({},))
+    assert points == pytest.approx(25 * empty_right / total, abs=0.01)
+
+
+def test_the_corpus_has_every_classic_bug():
+    names = {entry.name for entry in CORPUS}
+    assert {"insertion_order", "alphabetically_last", "reversed_order", "no_cycle_detection",
+            "cycle_runtime_error", "unknown_dependency_ignored", "unknown_dependency_key_error",
+            "mutates_input", "duplicate_counted_twice", "self_loop_ignored"} <= names
+
+
+@pytest.mark.parametrize("entry", CORPUS, ids=lambda entry: entry.name)
+def test_each_wrong_solution_loses_points(entry):
+    assert entry.header["notebook"] == EXERCISE.notebook
+    scores = fixtures.score_in_process(fixtures.corpus_submission(entry), EXERCISE)
+    loses = entry.header["loses"]
+    assert scores[loses] < FULL[loses], f"{entry.name} kept all {FULL[loses]} points"
+    assert all(scores[item] <= FULL[item] for item in FULL)
+
+
+# --- the reference against networkx -------------------------------------------------------
+
+def random_tasks(rng: random.Random) -> dict[str, list[str]]:
+    """Small random tables: DAGs, cycles, self-loops and repeated dependencies, in any order."""
+    count = rng.randint(0, 14)
+    names = rng.sample([f"{a}{b}" for a in "abcdxyz" for b in "0123"], count)
+    tasks = {name: rng.sample(names[:i], rng.randint(0, min(i, 3))) for i, name in enumerate(names)}
+    if count and rng.random() < 0.3:  # a back edge, maybe a self-loop: most likely a cycle
+        later = rng.randrange(count)
+        tasks[names[rng.randrange(later + 1)]].append(names[later])
+    if count and rng.random() < 0.2:  # a dependency listed twice
+        job = rng.choice(names)
+        if tasks[job]:
+            tasks[job].append(rng.choice(tasks[job]))
+    return {name: tasks[name] for name in rng.sample(names, count)}
+
+
+def as_graph(tasks: dict[str, list[str]]) -> nx.DiGraph:
+    graph = nx.DiGraph()
+    graph.add_nodes_from(tasks)
+    graph.add_edges_from((need, job) for job, needs in tasks.items() for need in needs)
+    return graph
+
+
+def test_reference_matches_networkx_on_generated_tables(reference_run_order):
+    rng = random.Random(404)
+    cycles = orders = 0
+    for _ in range(4000):
+        tasks = random_tasks(rng)
+        before = copy.deepcopy(tasks)
+        graph = as_graph(tasks)
+        if nx.is_directed_acyclic_graph(graph):
+            assert reference_run_order(tasks) == list(nx.lexicographical_topological_sort(graph))
+            orders += 1
+        else:
+            with pytest.raises(ValueError, match="cycle detected"):
+                reference_run_order(tasks)
+            cycles += 1
+        assert tasks == before and list(tasks) == list(before)
+    assert orders > 1000 and cycles > 500  # both kinds were really tried
+
+
+def test_reference_names_an_unknown_dependency(reference_run_order):
+    rng = random.Random(405)
+    for _ in range(300):
+        tasks = random_tasks(rng)
+        if not tasks:
+            continue
+        job = rng.choice(list(tasks))
+        tasks[job] = [*tasks[job], "vendor_feed"]
+        with pytest.raises(ValueError, match="vendor_feed"):
+            reference_run_order(tasks)
+
+
+def test_reference_cycle_message_names_a_real_cycle(reference_run_order):
+    rng = random.Random(406)
+    for _ in range(500):
+        tasks = random_tasks(rng)
+        if nx.is_directed_acyclic_graph(as_graph(tasks)):
+            continue
+        with pytest.raises(ValueError) as raised:
+            reference_run_order(tasks)
+        ring = str(raised.value).removeprefix("cycle detected: ").split(" waits for ")
+        assert ring[0] == ring[-1]
+        assert all(need in tasks[job] for job, need in pairwise(ring)), str(raised.value)
+
+
+def test_the_suite_generator_makes_what_the_case_names_say():
+    for graph in [*suite.GENERATED_DAGS, suite.LARGE_DAG]:
+        assert nx.is_directed_acyclic_graph(as_graph(graph))
+    assert len(suite.LARGE_DAG) == 1000
+    for graph in suite.GENERATED_CYCLES:
+        assert not nx.is_directed_acyclic_graph(as_graph(graph))
+    # The generated cases are where insertion order, levels and depth-first search part ways.
+    for graph in suite.GENERATED_DAGS[2:]:
+        alphabetical = list(nx.lexicographical_topological_sort(as_graph(graph)))
+        assert alphabetical != list(nx.topological_sort(as_graph(graph)))
+
+
+def test_the_trading_jobs_file_is_a_dag_the_suite_uses(repository):
+    jobs = json.loads((repository / "data" / "trading_jobs.json").read_text())
+    assert jobs["jobs"] == suite.TRADING_JOBS
+    assert set(jobs["descriptions"]) == set(jobs["jobs"])
+    assert nx.is_directed_acyclic_graph(as_graph(jobs["jobs"]))
+
+
+# --- the notebook's own cells: the run-order drawing and the levels ------------------------
+
+@pytest.fixture(scope="module")
+def notebook_namespace():
+    """Run the source notebook's cells in order, except the grade cell and the timing cell."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    notebook = nbformat.read(SOLUTIONS / EXERCISE.path, as_version=4)
+    names: dict = {"__name__": "__main__"}
+    here = os.getcwd()
+    os.chdir(SOLUTIONS / EXERCISE.assignment)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # plt.show() on Agg warns that it shows nothing
+            for cell in notebook.cells:
+                grade_id = nbgrader_meta(cell).get("grade_id", "")
+                if (cell.cell_type != "code" or grade_id.startswith("test_")
+                        or "nbval-ignore-output" in cell.metadata.get("tags", [])):
+                    continue
+                exec(compile(cell.source, grade_id, "exec"), names)
+    finally:
+        os.chdir(here)
+    names["figures"] = [plt.figure(number) for number in plt.get_fignums()]
+    yield names
+    plt.close("all")
+
+
+def test_the_drawing_numbers_every_trading_job_in_run_order(notebook_namespace):
+    tasks = notebook_namespace["TRADING_JOBS"]
+    expected = list(nx.lexicographical_topological_sort(as_graph(tasks)))
+    drawing = next(fig for fig in notebook_namespace["figures"]
+                   if "overnight" in fig.axes[0].get_title())
+    labels = {text.get_text() for text in drawing.axes[0].texts if text.get_text()}
+    assert labels == {f"{number}. {job}" for number, job in enumerate(expected, start=1)}
+    arrows = [child for child in drawing.axes[0].get_children()
+              if type(child).__name__ == "Annotation" and child.get_text() == ""]
+    assert len(arrows) == sum(len(needs) for needs in tasks.values())
+
+
+def test_the_levels_are_networkx_generations(notebook_namespace):
+    tasks = notebook_namespace["TRADING_JOBS"]
+    generations = [set(g) for g in nx.topological_generations(as_graph(tasks))]
+    assert [set(level) for level in notebook_namespace["levels"]] == generations
+    where = notebook_namespace["where"]
+    assert all(where[job][0] == n for n, level in enumerate(generations) for job in level)
