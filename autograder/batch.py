@@ -13,6 +13,7 @@ import hashlib
 import json
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,7 +113,8 @@ def _load(saved: Path, sha: str, grader: str) -> grading.NotebookResult | None:
 
 
 def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int = 1,
-                force: bool = False, progress: TextIO = sys.stderr) -> Summary:
+                force: bool = False, progress: TextIO = sys.stderr,
+                prepare: Callable[[], object] = grading.prepare) -> Summary:
     started = time.monotonic()
     submissions = discover(submitted, out)
     out = Path(out)
@@ -135,7 +137,7 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
             results[submission] = saved
             summary.unchanged += 1
     if todo:
-        grading.prepare()
+        prepare()
     width = len(str(len(todo)))
     pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="grade")
     try:

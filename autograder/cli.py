@@ -1,8 +1,8 @@
 """The grader's command line: `python -m autograder grade ...` and `grade-batch ...`.
 
-Exit status: 0 when every notebook received a result, 1 when the grader itself cannot work
-(bubblewrap required but missing, a broken reference solution), 2 for a usage error, 130 when
-interrupted. Errors are one sentence on stderr, never a traceback.
+Exit status: 0 when every notebook received a result (a notebook that cannot be read or
+graded gets 0 points and a message), 1 when --sandbox=required finds no working bubblewrap,
+2 for a usage error, 130 when interrupted. Errors are one sentence on stderr, never a traceback.
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def _grade(args: argparse.Namespace) -> int:
     if args.results.is_dir():
         raise UsageError(f"--results {args.results} is a folder; name a file")
     options = _options(args)
-    grading.prepare()
+    _prepare()
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(lambda path: grading.grade_notebook(path, options),
                                 args.notebooks))
@@ -126,10 +126,15 @@ def _grade(args: argparse.Namespace) -> int:
     return 0
 
 
+def _prepare() -> None:
+    for problem in grading.prepare():
+        print(f"warning: {problem}", file=sys.stderr)
+
+
 def _grade_batch(args: argparse.Namespace) -> int:
     options = _options(args)
     summary = batch.grade_batch(args.submitted, args.out, options, jobs=args.jobs,
-                                force=args.force)
+                                force=args.force, prepare=_prepare)
     print(summary.line(args.out), file=sys.stderr)
     return 130 if summary.interrupted else 0
 
@@ -148,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, batch.BatchError) as error:
         print(f"python -m autograder {args.command}: error: {error}", file=sys.stderr)
         return 2
-    except (runner.SandboxUnavailable, grading.GraderError) as error:
+    except runner.SandboxUnavailable as error:
         print(f"python -m autograder {args.command}: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

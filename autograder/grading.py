@@ -21,6 +21,7 @@ from .rubric import EXERCISES, Exercise, exercise_for
 
 MAX_CELL_PROBLEMS = 20
 _READY: set[str] = set()  # grade_ids whose expected outcomes prepare() computed
+_BROKEN: dict[str, str] = {}  # notebook -> why its reference solution cannot be used
 
 
 class GraderError(Exception):
@@ -106,30 +107,39 @@ def has_reference(exercise: Exercise) -> bool:
     return (SOLUTIONS / exercise.path).is_file()
 
 
-def prepare(exercises: tuple[Exercise, ...] = EXERCISES) -> list[Exercise]:
+def prepare(exercises: tuple[Exercise, ...] = EXERCISES) -> list[str]:
     """Compute the expected outcomes of every exercise that has a reference solution.
 
     Runs the trusted reference in this process with signal-based time limits, so call it in
-    the main thread before grading in threads. Returns the exercises that can be graded.
+    the main thread before grading in threads. Returns one sentence per exercise whose
+    reference cannot be used; its notebooks then get 0 points and that sentence.
     """
-    ready = []
+    problems = []
     for exercise in exercises:
-        if not has_reference(exercise):
+        if not has_reference(exercise) or exercise.notebook in _BROKEN:
             continue
-        for item in exercise.items:
-            try:
-                expected = suite.expected_outcomes(item.grade_id)
-            except Exception as error:
-                raise GraderError(f"the reference solution of {exercise.path} could not be "
-                                  f"run for {item.grade_id}: {error}") from None
-            for index, outcome in enumerate(expected):
-                if "value" not in outcome and "raised" not in outcome:
-                    raise GraderError(
-                        f"the reference solution of {exercise.path} gives no answer for case "
-                        f"{index} of {item.grade_id}: {suite.describe(outcome)}")
+        try:
+            for item in exercise.items:
+                _check_reference(exercise, item.grade_id)
+        except GraderError as error:
+            _BROKEN[exercise.notebook] = str(error)
+            problems.append(str(error))
+            continue
         _READY.update(item.grade_id for item in exercise.items)
-        ready.append(exercise)
-    return ready
+    return problems
+
+
+def _check_reference(exercise: Exercise, grade_id: str) -> None:
+    try:
+        expected = suite.expected_outcomes(grade_id)
+        _cases(exercise)
+    except Exception as error:
+        raise GraderError(f"the reference solution of {exercise.path} could not be run for "
+                          f"{grade_id} ({type(error).__name__}: {error})") from None
+    for index, outcome in enumerate(expected):
+        if "value" not in outcome and "raised" not in outcome:
+            raise GraderError(f"the reference solution of {exercise.path} gives no answer for "
+                              f"case {index} of {grade_id}: {suite.describe(outcome)}")
 
 
 @cache
@@ -151,7 +161,8 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None) ->
     try:
         notebook = read_notebook(path)
     except NotebookError as error:
-        return _not_graded(shown, exercise_for(path.name), str(error), path)
+        return _not_graded(shown, exercise_for(path.name), str(error).replace(str(path), shown),
+                           path)
     except OSError as error:
         return _not_graded(shown, exercise_for(path.name),
                            f"{shown} could not be read ({error.strerror or error})", path)
@@ -160,8 +171,9 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None) ->
         return _not_graded(shown, None, f"{shown} is not one of the course's notebooks: its "
                            "name and its graded cells match no exercise in the rubric", path)
     if not all(item.grade_id in _READY for item in exercise.items):
-        return _not_graded(shown, exercise, f"{exercise.notebook} cannot be graded yet: its "
-                           "reference solution is missing", path)
+        why = _BROKEN.get(exercise.notebook, "its reference solution is missing")
+        return _not_graded(shown, exercise, f"{exercise.notebook} cannot be graded here: {why}; "
+                           "please tell your instructor", path)
     try:
         extracted = extract(notebook, exercise)
     except Exception as error:  # a malformed document the reader let through

@@ -94,8 +94,10 @@ def report_markdown(results: list[NotebookResult], who: str = "") -> str:
                   f"File: `{result.path}`", ""]
         for item in result.items:
             passed = sum(test.passed for test in item.tests)
+            how = f"{passed} of {len(item.tests)} hidden tests passed" if result.readable \
+                else "not graded"
             lines.append(f"- {item.title}: {points(item.score)} / {points(item.max_score)} "
-                         f"points, {passed} of {len(item.tests)} hidden tests passed")
+                         f"points, {how}")
         if result.items:
             lines.append("")
         if result.problems:

@@ -239,14 +239,20 @@ def _kill_group(process: subprocess.Popen) -> None:
         pass
 
 
+_reaping = False
+
+
 def become_subreaper() -> bool:
-    """Make this process adopt orphans of its children (Linux), so that a worker's
-    descendants that escaped its process group can still be found and ended."""
+    """Make this process adopt orphans of its children (Linux), so that a plain worker's
+    descendants that escaped its process group are ended after each job. Process-wide, so
+    only the command line turns it on."""
+    global _reaping
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+        _reaping = libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
     except (OSError, AttributeError):
-        return False
+        _reaping = False
+    return _reaping
 
 
 def reap_orphans() -> int:
@@ -344,6 +350,8 @@ def run(job: dict, limits: Limits, sandbox: Sandbox, assignment: str = "") -> Ru
         process.wait()
         with _live_lock:
             _live.discard(process)
+        if _reaping:
+            reap_orphans()
         for stream in (process.stdin, process.stdout, process.stderr):
             try:
                 stream.close()
