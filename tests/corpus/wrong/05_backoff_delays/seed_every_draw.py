@@ -1,0 +1,17 @@
+# Bug: a new random.Random(seed) for every attempt, so every draw is the stream's first number.
+# notebook: 05_backoff_delays
+# loses: test_backoff_delays
+# %% answer_backoff_delays
+import random
+
+
+def backoff_delays(attempts, base, cap, seed):
+    if attempts < 0 or base < 0 or cap < 0:
+        raise ValueError("negative argument")
+    delays = []
+    ceiling = base
+    for _ in range(attempts):
+        delays.append(random.Random(seed).uniform(0, min(cap, ceiling)))
+        if ceiling < cap:
+            ceiling *= 2
+    return delays
