@@ -1,0 +1,44 @@
+# threat: forked children together hold far more than the memory limit.
+# notebook: 01_parse_cron_field
+# max-points: 0
+# %% answer_parse_cron_field
+import os
+import time
+
+BLOCK_MIB = 400
+reports = []
+for _ in range(8):
+    read_end, write_end = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        held = []
+        try:
+            for _ in range(BLOCK_MIB // 50):
+                held.append(b"x" * (50 * 2**20))  # written, so the pages are really used
+        except MemoryError:
+            pass
+        os.write(write_end, str(len(held) * 50).encode().ljust(8))
+        try:
+            with open("/proc/self/comm", "w") as comm:
+                comm.write("hostile-orphan")
+        except OSError:
+            pass
+        time.sleep(15)
+        os._exit(0)
+    os.close(write_end)
+    reports.append(read_end)
+total = 0
+for read_end in reports:
+    answer = os.read(read_end, 8).strip()
+    total += int(answer or 0)
+report = f"held {total} MiB at once in {len(reports)} processes"
+if total > 1024:
+    report = "ESCAPED: " + report
+print(report, flush=True)
+
+
+def parse_cron_field(field, low, high):
+    raise RuntimeError(report)
