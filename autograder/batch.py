@@ -141,16 +141,17 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
     width = len(str(len(todo)))
     pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="grade")
     try:
-        futures = {pool.submit(grading.grade_notebook, s.path, options, s.key): s for s in todo}
+        futures = {pool.submit(grading.grade_safely, s.path, options, s.key): s for s in todo}
         for done, future in enumerate(as_completed(futures), start=1):
             submission = futures[future]
             result = future.result()
             results[submission] = result
             summary.graded += 1
             summary.unreadable += not result.readable
-            saved = {"sha256": hashes[submission], "fingerprint": grader,
-                     "result": result.to_dict()}
-            report.write_atomic(submission.saved_result(out), json.dumps(saved))
+            if not result.grader_failed:
+                saved = {"sha256": hashes[submission], "fingerprint": grader,
+                         "result": result.to_dict()}
+                report.write_atomic(submission.saved_result(out), json.dumps(saved))
             note = f"  {result.problems[0][:70]}" if result.problems else ""
             print(f"[{done:>{width}}/{len(todo)}] {submission.key}  {report.points(result.score)}"
                   f"/{report.points(result.max_score)}  {result.execution_time:.2f} s{note}",

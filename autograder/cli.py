@@ -116,7 +116,7 @@ def _grade(args: argparse.Namespace) -> int:
     options = _options(args)
     _prepare()
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda path: grading.grade_notebook(path, options),
+        results = list(pool.map(lambda path: grading.grade_safely(path, options),
                                 args.notebooks))
     report.write_results(args.results, results)
     text = report.report_markdown(results)

@@ -74,6 +74,7 @@ class NotebookResult:
     stdout: str = ""
     stderr: str = ""
     readable: bool = True  # False when the file could not be read or recognised
+    grader_failed: bool = False  # a bug in the grader, not the notebook: never saved
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -189,6 +190,19 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None) ->
     return result
 
 
+def grade_safely(path: Path, options: Options, shown_as: str | None = None) -> NotebookResult:
+    """`grade_notebook`, but a bug in the grader becomes a message instead of ending a batch."""
+    try:
+        return grade_notebook(path, options, shown_as)
+    except Exception as error:
+        shown = shown_as or str(path)
+        result = _not_graded(shown, exercise_for(Path(path).name),
+                             f"the grader failed on this notebook ({type(error).__name__}: "
+                             f"{error}); please report it to your instructor", Path(path))
+        result.grader_failed = True
+        return result
+
+
 def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
               shown: str) -> NotebookResult:
     """Verdicts for every case of `exercise` from what one sandbox run reported."""
@@ -197,11 +211,12 @@ def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
     problems: list[str] = []
     cell_problems = 0
     for event in run.events:
-        kind = event.get("event")
-        if kind == "case" and event.get("id") in wanted and event["id"] not in outcomes:
+        kind, ident = event.get("event"), event.get("id")
+        if kind == "case" and isinstance(ident, str) and ident in wanted \
+                and ident not in outcomes:
             outcome = clean_outcome(event.get("outcome"))
             if outcome is not None:
-                outcomes[event["id"]] = outcome
+                outcomes[ident] = outcome
         elif kind == "cell":
             cell_problems += 1
             if cell_problems <= MAX_CELL_PROBLEMS:
