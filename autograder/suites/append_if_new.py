@@ -31,18 +31,34 @@ def _call_text(step: dict, steps: list[dict]) -> str:
     return f"{F}(ledger, {entry}{key})"
 
 
-def calls(name: str, ledger: list[dict], entries: list, *, key: str | None = None,
-          how: str | None = None, weight: float = 1.0, steps: list[dict] | None = None) -> Case:
+def calls(name: str, ledger: list[dict], entries: list, *, observe: tuple[str, ...],
+          key: str | None = None, how: str | None = None, weight: float = 1.0,
+          steps: list[dict] | None = None) -> Case:
     """A case that runs `append_if_new(ledger, entry[, key])` for each entry in turn.
 
+    `observe` picks what the case compares, so that one bug costs only the cases about it:
+    "returned" (the return values, type-strict), "contents" (the ledger's length and
+    contents), "objects" (by identity, where each element of the ledger came from).
     `how` is "default" (no key argument), "positional" or "keyword"; by default "keyword" when
     a key is given. Explicit `steps` (see the probe) allow mixing keys and repeating objects.
     """
     how = how or ("default" if key is None else "keyword")
     steps = steps if steps is not None else [_step(entry, key, how) for entry in entries]
     shown = "; ".join(_call_text(step, steps) for step in steps)
-    return Case(name=name, probe=f"{F}.calls", args=(ledger, steps), weight=weight,
+    return Case(name=name, probe=f"{F}.calls", args=(ledger, steps, observe), weight=weight,
                 shows=f"ledger = {_text(ledger)}; {shown}")
+
+
+def returns(name: str, ledger: list[dict], entries: list, **options) -> Case:
+    return calls(name, ledger, entries, observe=("returned",), **options)
+
+
+def contents(name: str, ledger: list[dict], entries: list, **options) -> Case:
+    return calls(name, ledger, entries, observe=("contents",), **options)
+
+
+def objects(name: str, ledger: list[dict], entries: list, **options) -> Case:
+    return calls(name, ledger, entries, observe=("objects",), **options)
 
 
 def missing_key(name: str, ledger: list[dict], good: dict, bad: dict, *, key: str | None = None,
@@ -68,66 +84,74 @@ RETRY_R1 = {"id": "run-0930", "qty": 100, "attempt": 2}
 LONG = [{"id": f"run-{minute:04d}", "qty": minute % 7} for minute in range(900, 960, 5)]
 
 CASES = [
-    # appending
-    calls("a first entry goes into an empty ledger and returns True", [], [R1]),
-    calls("a new id is appended at the end, after the entries already there", [R1, R2], [R3],
-          weight=1.5),
-    calls("the append is in place: the caller's own ledger list holds the entry afterwards",
-          [R1], [R2, R3], weight=2),
-    calls("the appended element is the entry object itself, not a copy", [], [R1, R2],
-          weight=1.5),
-    calls("an entry that equals an existing one in every field but the id is new",
-          [R1], [{"id": "run-0931", "qty": 100, "attempt": 1}]),
-    # refusing duplicates
-    calls("a retry of a recorded run returns False and leaves the ledger as it was",
-          [R1, R2], [RETRY_R1], weight=2.5),
-    calls("a repeat with other fields changed is still a duplicate, and the existing entry "
-          "keeps its contents", [R1, R2],
-          [{"id": "run-0930", "qty": 250, "attempt": 3, "note": "replayed after restart"}],
-          weight=2.5),
-    calls("an exact copy of an existing entry is a duplicate", [R1, R2], [dict(R2)]),
-    calls("the very same entry object delivered twice is recorded once", [], [],
-          steps=[_step(R1, None, "default"), {"again": 0, "how": "default"}], weight=1.5),
-    calls("a duplicate of the first entry of a long ledger is found, not just the last one",
-          LONG, [{"id": "run-0900", "qty": 999}, {"id": "run-0925", "qty": 999}], weight=2),
-    calls("a day of deliveries with retries records each run once, in first-delivery order",
-          [], [{"id": f"run-{m:04d}", "attempt": a} for m, a in
-               [(930, 1), (935, 1), (935, 2), (940, 1), (930, 2), (945, 1), (940, 2), (935, 3),
-                (950, 1)]], weight=2),
-    calls("ids are compared by value (==), not by object identity (is)",
-          [{"id": "trade-20240301-000123", "qty": 5}, {"id": 10**20, "qty": 6}],
-          [{"id": "trade-20240301-000123", "qty": 7}, {"id": 10**20, "qty": 8}], weight=1.5),
-    # the return value
-    calls("returns a real bool: True when it appends, False for a duplicate (not 1, 0 or None)",
-          [], [R1, RETRY_R1, R2], weight=2),
+    # what ends up in the ledger
+    contents("a new id is appended at the end, after the entries already there",
+             [R1, R2], [R3, dict(R1)], weight=1.5),
+    contents("the append is in place: the caller's own ledger list holds the new entries",
+             [R1], [R2, R3], weight=2),
+    contents("a retry of a recorded run leaves the ledger as it was", [R1, R2], [RETRY_R1, R3],
+             weight=2),
+    contents("a repeat with other fields changed is still a duplicate, and the existing entry "
+             "keeps its contents", [R1, R2],
+             [{"id": "run-0930", "qty": 250, "attempt": 3, "note": "replayed after restart"}, R3],
+             weight=2.5),
+    contents("an exact copy of an existing entry is a duplicate", [R1, R2], [dict(R2), R3]),
+    contents("an entry that equals an existing one in every field but the id is new",
+             [R1], [{"id": "run-0931", "qty": 100, "attempt": 1}, dict(R1)]),
+    contents("a duplicate of the first entry of a long ledger is found, not just the last one",
+             LONG, [dict(LONG[0]), dict(LONG[5]), {"id": "run-0960", "qty": 1}], weight=2),
+    contents("a day of deliveries with retries records each run once, in first-delivery order",
+             [], [{"id": f"run-{m:04d}", "attempt": a} for m, a in
+                  [(930, 1), (935, 1), (935, 2), (940, 1), (930, 2), (945, 1), (940, 2),
+                   (935, 3), (950, 1)]], weight=2),
+    contents("ids are compared by value (==), not by object identity (is)",
+             [{"id": "trade-20240301-000123", "qty": 5}, {"id": 10**20, "qty": 6}],
+             [{"id": "trade-20240301-000123", "qty": 5}, {"id": 10**20, "qty": 6},
+              {"id": "trade-20240301-000124", "qty": 9}], weight=1.5),
     # the key argument
-    calls("the key argument is honoured when passed by name", [{"id": 1, "run_id": "a"}],
-          [{"id": 1, "run_id": "b"}, {"id": 2, "run_id": "a"}], key="run_id", weight=2),
-    calls("the key argument is honoured when passed by position", [{"id": 1, "run_id": "a"}],
-          [{"id": 1, "run_id": "b"}, {"id": 2, "run_id": "b"}], key="run_id",
-          how="positional", weight=1.5),
-    calls("without a key argument, 'id' is the key", [{"id": 5, "run_id": "x"}],
-          [{"id": 5, "run_id": "y"}, {"id": 6, "run_id": "x"}], weight=1.5),
-    calls("different keys on the same ledger each compare their own field",
-          [{"id": 1, "order": "A"}], [], steps=[
-              _step({"id": 2, "order": "A"}, "id", "keyword"),
-              _step({"id": 3, "order": "A"}, "order", "keyword"),
-              _step({"id": 1, "order": "B"}, "order", "positional"),
-              _step({"id": 1, "order": "C"}, "id", "positional")], weight=1.5),
-    # unusual key values
-    calls("None is a key value: a second None is a duplicate", [],
-          [{"id": None, "n": 1}, {"id": None, "n": 2}], weight=1.5),
-    calls("0 and an empty string are key values like any other", [],
-          [{"id": 0}, {"id": ""}, {"id": 0, "n": 2}, {"id": "", "n": 2}], weight=1.5),
-    calls("1 and '1' are different keys", [],
-          [{"id": 1}, {"id": "1"}, {"id": 1, "n": 2}, {"id": "1", "n": 2}], weight=1.5),
-    calls("a tuple (job, scheduled time) can be the key", [],
-          [{"id": ("book_fills", "2024-03-01T09:30")}, {"id": ("book_fills", "2024-03-01T09:35")},
-           {"id": ("book_fills", "2024-03-01T09:30"), "attempt": 2}]),
-    calls("an existing entry without the key never matches, not even an entry whose key is None",
-          [{"note": "booked by hand"}, {"id": "run-0930"}],
-          [{"id": None}, {"id": "run-0930", "attempt": 2}, {"id": None, "attempt": 2}],
-          weight=1.5),
+    contents("the key argument is honoured when passed by name", [{"id": 1, "run_id": "a"}],
+             [{"id": 1, "run_id": "b"}, {"id": 2, "run_id": "a"}], key="run_id", weight=2),
+    contents("the key argument is honoured when passed by position",
+             [{"id": 1, "run_id": "a"}], [{"id": 1, "run_id": "b"}, {"id": 2, "run_id": "b"}],
+             key="run_id", how="positional", weight=1.5),
+    contents("without a key argument, 'id' is the key", [{"id": 5, "run_id": "x"}],
+             [{"id": 5, "run_id": "y"}, {"id": 6, "run_id": "x"}], weight=1.5),
+    contents("different keys on the same ledger each compare their own field",
+             [{"id": 1, "order": "A"}], [], steps=[
+                 _step({"id": 2, "order": "A"}, "id", "keyword"),
+                 _step({"id": 3, "order": "A"}, "order", "keyword"),
+                 _step({"id": 1, "order": "B"}, "order", "positional"),
+                 _step({"id": 1, "order": "C"}, "id", "positional")], weight=1.5),
+    # unusual identifiers
+    contents("None is an identifier: a second None is a duplicate", [R1],
+             [{"id": None, "n": 1}, {"id": None, "n": 1}], weight=1.5),
+    contents("0 and an empty string are identifiers like any other", [],
+             [{"id": 0}, {"id": ""}, {"id": 0}, {"id": ""}], weight=1.5),
+    contents("1 and '1' are different identifiers", [],
+             [{"id": 1}, {"id": "1"}, {"id": 1}, {"id": "1"}], weight=1.5),
+    contents("a tuple (job, scheduled time) can be the identifier", [],
+             [{"id": ("book_fills", "2024-03-01T09:30")},
+              {"id": ("book_fills", "2024-03-01T09:35")},
+              {"id": ("book_fills", "2024-03-01T09:30")}]),
+    contents("an existing entry without the key never matches, not even an entry whose id is "
+             "None", [{"note": "booked by hand"}, {"id": "run-0930"}],
+             [{"id": None}, {"id": "run-0930"}, {"id": None}],
+             weight=1.5),
+    # the return value
+    returns("returns True (a real bool) when it appends and False for a duplicate, "
+            "not 1, 0 or None", [], [R1, RETRY_R1, R2], weight=2.5),
+    returns("returns False, not None, for a duplicate of an older entry", LONG,
+            [{"id": "run-0900", "qty": 1}, {"id": "run-0960", "qty": 1}], weight=2),
+    returns("with a key argument the answers are real bools too", [{"id": 1, "run_id": "a"}],
+            [{"id": 1, "run_id": "b"}, {"id": 2, "run_id": "a"}], key="run_id", weight=1.5),
+    # which objects are in the ledger
+    objects("the appended element is the entry object itself, not a copy", [],
+            [R1, R2, RETRY_R1], weight=1.5),
+    objects("a duplicate leaves the existing entry in place as the very same object",
+            [R1, R2], [dict(R1), R3], weight=2),
+    objects("the same entry object delivered twice is recorded once", [], [],
+            steps=[_step(R1, None, "default"), {"again": 0, "how": "default"},
+                   _step(R2, None, "default")], weight=1.5),
     # entries without the key
     missing_key("an entry without the key raises ValueError (not KeyError)",
                 [R1], R2, {"qty": 5}, weight=2),
@@ -135,7 +159,7 @@ CASES = [
                 [{"id": 1, "run_id": "a"}], {"id": 2, "run_id": "b"}, {"id": 3}, key="run_id",
                 weight=1.5),
     missing_key("an empty entry raises ValueError", [], R1, {}, weight=1),
-    # size
-    many("a ledger of 5,000 entries: old and new repeats are refused, new ids appended",
-         5000, 120, seed=6, weight=2),
+    # everything at once, at size
+    many("a ledger of 5,000 entries: old and new repeats refused, new ids appended, "
+         "the answers real bools", 5000, 120, seed=6, weight=2),
 ]

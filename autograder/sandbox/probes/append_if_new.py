@@ -50,12 +50,18 @@ def _call(function: Any, ledger: list, entry: dict, key: str | None, how: str) -
     return function(ledger, entry, key=key)
 
 
+OBSERVATIONS = ("returned", "contents", "objects")
+
+
 @probe("append_if_new.calls")
-def calls(namespace: dict, ledger: list, steps: list) -> dict:
-    """Run the calls in `steps` on one ledger; report returns and the ledger afterwards.
+def calls(namespace: dict, ledger: list, steps: list,
+          observe: list | tuple = OBSERVATIONS) -> dict:
+    """Run the calls in `steps` on one ledger; report what `observe` names afterwards:
+    "returned" (every return value), "contents" (the ledger's length and contents),
+    "objects" (where each element of the ledger came from, by identity).
 
     Each step is {"entry": dict, "key": str, "how": "default" | "positional" | "keyword"},
-    or {"again": i, ...} to pass the very entry object of step i (0-based) once more.
+    or {"again": i, "how": ...} to pass the very entry object of step i (0-based) once more.
     """
     append_if_new = lookup(namespace, NAME)
     ledger = [_rebuild(entry) for entry in ledger]
@@ -66,12 +72,15 @@ def calls(namespace: dict, ledger: list, steps: list) -> dict:
         entry = passed[step["again"]] if "again" in step else _rebuild(step["entry"])
         passed.append(entry)
         returned.append(_call(append_if_new, ledger, entry, step.get("key"), step["how"]))
-    return {
-        "returned": returned,
-        "ledger length": len(ledger),
-        "ledger objects": [_origin(element, originals, passed) for element in ledger],
-        "ledger contents": list(ledger),
-    }
+    seen: dict = {}
+    if "returned" in observe:
+        seen["returned"] = returned
+    if "contents" in observe:
+        seen["ledger length"] = len(ledger)
+        seen["ledger contents"] = list(ledger)
+    if "objects" in observe:
+        seen["ledger objects"] = [_origin(element, originals, passed) for element in ledger]
+    return seen
 
 
 @probe("append_if_new.missing_key")
@@ -79,13 +88,14 @@ def missing_key(namespace: dict, ledger: list, good: dict, bad: dict, key: str |
                 how: str) -> dict:
     """Append `good` (which has the key), then try `bad` (which lacks it).
 
-    Reports the first call's return value and what the second call did: the name
-    "ValueError" for a ValueError or a subclass of it, otherwise the class it raised or the
-    value it returned.
+    Reports the ledger's length after the first call and what the second call did:
+    "raised ValueError" for a ValueError or a subclass of it, otherwise the class it raised
+    or the value it returned.
     """
     append_if_new = lookup(namespace, NAME)
     ledger = [_rebuild(entry) for entry in ledger]
-    first = _call(append_if_new, ledger, _rebuild(good), key, how)
+    _call(append_if_new, ledger, _rebuild(good), key, how)
+    first = len(ledger)
     try:
         value = _call(append_if_new, ledger, _rebuild(bad), key, how)
     except ValueError:
@@ -94,7 +104,7 @@ def missing_key(namespace: dict, ledger: list, good: dict, bad: dict, key: str |
         second = f"raised {type(error).__name__}, not ValueError"
     else:
         second = {"returned without raising": value}
-    return {"first call returned": first, "call without the key": second}
+    return {"ledger length after the first call": first, "call without the key": second}
 
 
 @probe("append_if_new.many")

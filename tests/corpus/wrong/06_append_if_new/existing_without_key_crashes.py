@@ -1,0 +1,12 @@
+# Bug: reads existing[key] without checking, so a ledger entry without the field raises KeyError.
+# notebook: 06_append_if_new
+# loses: test_append_if_new
+# %% answer_append_if_new
+def append_if_new(ledger, entry, key="id"):
+    if key not in entry:
+        raise ValueError(f"entry has no {key!r}")
+    for existing in ledger:
+        if existing[key] == entry[key]:
+            return False
+    ledger.append(entry)
+    return True

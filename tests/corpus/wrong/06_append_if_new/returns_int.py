@@ -1,0 +1,12 @@
+# Bug: returns 1 and 0 instead of True and False.
+# notebook: 06_append_if_new
+# loses: test_append_if_new
+# %% answer_append_if_new
+def append_if_new(ledger, entry, key="id"):
+    if key not in entry:
+        raise ValueError(f"entry has no {key!r}")
+    for existing in ledger:
+        if key in existing and existing[key] == entry[key]:
+            return 0
+    ledger.append(entry)
+    return 1

@@ -1,0 +1,13 @@
+# Bug: on a duplicate, the existing entry is updated with the new fields.
+# notebook: 06_append_if_new
+# loses: test_append_if_new
+# %% answer_append_if_new
+def append_if_new(ledger, entry, key="id"):
+    if key not in entry:
+        raise ValueError(f"entry has no {key!r}")
+    for existing in ledger:
+        if key in existing and existing[key] == entry[key]:
+            existing.update(entry)
+            return False
+    ledger.append(entry)
+    return True
