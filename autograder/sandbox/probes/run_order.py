@@ -9,7 +9,8 @@ from . import lookup, probe
 
 @probe("run_order.input_after_call")
 def input_after_call(namespace: dict, tasks: dict[str, list[str]]) -> dict[str, Any]:
-    """Call run_order on a fresh dictionary of fresh lists; observe the input afterwards.
+    """Call run_order on a fresh dictionary of fresh lists; observe the input afterwards
+    (first, so that a failure message shows it before it is cut short).
 
     Also observed: which jobs came back (sorted, so that these cases judge the input, not the
     tie-break), or that a ValueError was raised, for a graph with a cycle or an unknown
@@ -22,4 +23,4 @@ def input_after_call(namespace: dict, tasks: dict[str, list[str]]) -> dict[str, 
         returned: Any = sorted(run_order(given))
     except ValueError:
         returned = "raised ValueError"
-    return {"jobs returned": returned, "input after the call": given}
+    return {"input after the call": given, "jobs returned": returned}
