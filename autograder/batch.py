@@ -114,7 +114,7 @@ def _load(saved: Path, sha: str, grader: str) -> grading.NotebookResult | None:
 
 def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int = 1,
                 force: bool = False, progress: TextIO = sys.stderr,
-                prepare: Callable[[], object] = grading.prepare) -> Summary:
+                prepare: Callable[[tuple], object] = grading.prepare) -> Summary:
     started = time.monotonic()
     submissions = discover(submitted, out)
     out = Path(out)
@@ -137,7 +137,7 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
             results[submission] = saved
             summary.unchanged += 1
     if todo:
-        prepare()
+        prepare(grading.exercises_in([s.path for s in todo]))
     width = len(str(len(todo)))
     pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="grade")
     try:

@@ -114,7 +114,7 @@ def _grade(args: argparse.Namespace) -> int:
     if args.results.is_dir():
         raise UsageError(f"--results {args.results} is a folder; name a file")
     options = _options(args)
-    _prepare()
+    _prepare(grading.exercises_in(args.notebooks))
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(lambda path: grading.grade_safely(path, options),
                                 args.notebooks))
@@ -126,8 +126,8 @@ def _grade(args: argparse.Namespace) -> int:
     return 0
 
 
-def _prepare() -> None:
-    for problem in grading.prepare():
+def _prepare(exercises: tuple) -> None:
+    for problem in grading.prepare(exercises):
         print(f"warning: {problem}", file=sys.stderr)
 
 

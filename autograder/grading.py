@@ -104,6 +104,22 @@ def recognise(path: Path, notebook: dict | None) -> Exercise | None:
     return best if count else None
 
 
+def exercises_in(paths: list[Path]) -> tuple[Exercise, ...]:
+    """The exercises a set of notebook files needs, for `prepare` (cheap: by file name, and by
+    a quick look at the cells of any file whose name is not an exercise's)."""
+    found = []
+    for path in paths:
+        exercise = exercise_for(Path(path).name)
+        if exercise is None:
+            try:
+                exercise = recognise(path, read_notebook(Path(path)))
+            except (NotebookError, OSError):
+                continue
+        if exercise is not None and exercise not in found:
+            found.append(exercise)
+    return tuple(found)
+
+
 def has_reference(exercise: Exercise) -> bool:
     return (SOLUTIONS / exercise.path).is_file()
 

@@ -1,0 +1,206 @@
+"""The grader's command line as CONTRACT.md describes it: `python -m autograder grade` and
+`grade-batch`, run as a subprocess the way instructors and Gradescope run it."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import fixtures, grading
+from autograder.rubric import EXERCISES, exercise_for
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+GRADABLE = [ex for ex in EXERCISES
+            if grading.has_reference(ex) and (fixtures.RELEASE / ex.path).is_file()]
+PARSE = exercise_for("01_parse_cron_field")
+
+
+def autograder(*args: object, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "autograder", *map(str, args)],
+                          cwd=REPOSITORY, capture_output=True, text=True, timeout=180, env=env)
+
+
+def write(notebook: nbformat.NotebookNode, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, path)
+    return path
+
+
+def scores_by_notebook(results: dict) -> dict[str, float]:
+    found: dict[str, float] = {}
+    for test in results["tests"]:
+        notebook = test["name"].split(" · ", 1)[0]
+        found[notebook] = found.get(notebook, 0.0) + test["score"]
+    return found
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> dict[str, tuple[dict, str]]:
+    """Every gradable exercise, honest and untouched, each kind graded by one `grade` call."""
+    root = tmp_path_factory.mktemp("grade")
+    graded = {}
+    for kind, make in (("honest", fixtures.honest_submission), ("stub", fixtures.stub_submission)):
+        paths = [write(make(ex), root / kind / f"{ex.notebook}.ipynb") for ex in GRADABLE]
+        results = root / f"{kind}.json"
+        done = autograder("grade", *paths, "--results", results)
+        assert done.returncode == 0, done.stderr
+        graded[kind] = (json.loads(results.read_text()), done.stdout)
+    return graded
+
+
+@pytest.mark.parametrize("exercise", GRADABLE, ids=lambda ex: ex.notebook)
+def test_honest_work_earns_every_point(graded, exercise):
+    results, _ = graded["honest"]
+    assert scores_by_notebook(results)[exercise.notebook] == pytest.approx(exercise.max_score,
+                                                                          abs=0.01)
+    mine = [t for t in results["tests"] if t["name"].startswith(exercise.notebook + " · ")]
+    assert mine and all(t["output"] == "passed" for t in mine)
+
+
+@pytest.mark.parametrize("exercise", GRADABLE, ids=lambda ex: ex.notebook)
+def test_untouched_stub_earns_nothing(graded, exercise):
+    results, _ = graded["stub"]
+    assert scores_by_notebook(results)[exercise.notebook] == 0
+    failed = [t for t in results["tests"] if t["name"].startswith(exercise.notebook + " · ")]
+    assert all(t["output"] != "passed" and t["output"].strip() for t in failed)
+
+
+def test_results_json_follows_gradescope_schema(graded):
+    results, report = graded["honest"]
+    assert results["score"] == pytest.approx(sum(ex.max_score for ex in GRADABLE))
+    assert results["max_score"] == pytest.approx(sum(ex.max_score for ex in GRADABLE))
+    assert isinstance(results["output"], str) and isinstance(results["execution_time"], float)
+    for test in results["tests"]:
+        assert set(test) == {"name", "score", "max_score", "output", "visibility"}
+        assert test["visibility"] == "visible" and 0 <= test["score"] <= test["max_score"]
+    names = [t["name"] for t in results["tests"]]
+    assert "01_parse_cron_field · parse_cron_field: a star selects every minute 0-59" in names
+    assert len(names) == len(set(names))
+    assert f"Total: {results['score']:g} / {results['max_score']:g} points" in report
+
+
+def test_stub_report_says_which_tests_failed_and_why(graded):
+    _, report = graded["stub"]
+    assert "Failed tests:" in report
+    assert "a star selects every minute 0-59" in report and "NotImplementedError" in report
+
+
+def test_claimed_points_are_ignored_and_a_renamed_notebook_is_recognised(tmp_path):
+    stub = fixtures.stub_submission(PARSE)
+    for cell in stub.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade"):
+            meta["points"] = 1000  # the submission claims more than the rubric's points
+    claimed = write(stub, tmp_path / "01_parse_cron_field.ipynb")
+    renamed = write(fixtures.honest_submission(PARSE), tmp_path / "my homework (1).ipynb")
+    results = tmp_path / "results.json"
+    assert autograder("grade", claimed, renamed, "--results", results).returncode == 0
+    data = json.loads(results.read_text())
+    assert (data["score"], data["max_score"]) == (PARSE.max_score, 2 * PARSE.max_score)
+
+
+def test_unreadable_and_missing_notebooks_get_zero_and_a_message(tmp_path):
+    broken = tmp_path / "01_parse_cron_field.ipynb"
+    broken.write_text("{ this is not JSON")
+    results = tmp_path / "results.json"
+    done = autograder("grade", broken, tmp_path / "missing.ipynb", "--results", results)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(results.read_text())
+    assert data["score"] == 0 and data["max_score"] == PARSE.max_score
+    assert "not valid JSON" in data["output"] and "does not exist" in data["output"]
+
+
+@pytest.fixture(scope="module")
+def small_class(tmp_path_factory) -> tuple[Path, Path, subprocess.CompletedProcess]:
+    root = tmp_path_factory.mktemp("class")
+    submitted, out = root / "submitted", root / "graded"
+    name = "schedules/01_parse_cron_field.ipynb"
+    write(fixtures.honest_submission(PARSE), submitted / "alice" / name)
+    write(fixtures.stub_submission(PARSE), submitted / "bob" / name)
+    erin = submitted / "erin" / name
+    erin.parent.mkdir(parents=True)
+    erin.write_text("not a notebook")
+    done = autograder("grade-batch", submitted, "--out", out, "--jobs", 2)
+    return submitted, out, done
+
+
+def read_grades(out: Path) -> list[dict]:
+    with open(out / "grades.csv", newline="") as stream:
+        return list(csv.DictReader(stream))
+
+
+def test_grade_batch_writes_gradebook_results_and_reports(small_class):
+    _, out, done = small_class
+    assert done.returncode == 0, done.stderr
+    rows = read_grades(out)
+    assert list(rows[0]) == ["student", "assignment", "notebook", "score", "max_score"]
+    assert [(r["student"], r["notebook"], r["score"], r["max_score"]) for r in rows] == [
+        ("alice", "01_parse_cron_field", "25", "25"), ("bob", "01_parse_cron_field", "0", "25"),
+        ("erin", "01_parse_cron_field", "0", "25")]
+    assert json.loads((out / "alice/results.json").read_text())["score"] == 25
+    assert "not valid JSON" in json.loads((out / "erin/results.json").read_text())["output"]
+    bob = (out / "bob/report.md").read_text()
+    assert "0 / 25 points" in bob and "Failed tests:" in bob
+    assert "[1/3]" in done.stderr and "graded 3 notebooks" in done.stderr
+
+
+def test_a_rerun_grades_only_new_or_changed_notebooks(small_class):
+    submitted, out, first = small_class
+    assert first.returncode == 0
+    again = autograder("grade-batch", submitted, "--out", out)
+    assert again.returncode == 0, again.stderr
+    assert "graded 0 notebooks, skipped 3 unchanged" in again.stderr
+    write(fixtures.honest_submission(PARSE), submitted / "bob/schedules/01_parse_cron_field.ipynb")
+    changed = autograder("grade-batch", submitted, "--out", out)
+    assert "graded 1 notebooks, skipped 2 unchanged" in changed.stderr
+    assert "bob/schedules/01_parse_cron_field.ipynb" in changed.stderr
+    assert {r["student"]: r["score"] for r in read_grades(out)}["bob"] == "25"
+
+
+@pytest.mark.parametrize("make_args", [
+    lambda tmp: ("grade-batch", tmp / "nowhere", "--out", tmp / "out"),
+    lambda tmp: ("grade-batch", tmp / "file.txt", "--out", tmp / "out"),
+    lambda tmp: ("grade-batch", tmp / "empty", "--out", tmp / "out"),
+    lambda tmp: ("grade", tmp / "x.ipynb"),
+    lambda tmp: ("grade", tmp / "x.ipynb", "--results", tmp / "nowhere" / "results.json"),
+    lambda tmp: ("grade", tmp / "x.ipynb", "--results", tmp / "r.json", "--jobs", "0"),
+    lambda tmp: ("grade-batch", tmp / "empty", "--out", tmp / "out", "--time-limit", "soon"),
+    lambda tmp: ("regrade",),
+], ids=["missing-class", "class-is-a-file", "empty-class", "no-results", "results-folder-missing",
+        "jobs-zero", "bad-time-limit", "unknown-command"])
+def test_usage_errors_exit_2_with_one_sentence(tmp_path, make_args):
+    (tmp_path / "file.txt").write_text("x")
+    (tmp_path / "empty").mkdir()
+    done = autograder(*make_args(tmp_path))
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and "error:" in done.stderr
+    assert len(done.stderr.strip().splitlines()) <= 2  # argparse adds its usage line
+    assert not (tmp_path / "out" / "grades.csv").exists()
+
+
+def test_help_documents_the_defaults():
+    done = autograder("--help")
+    assert done.returncode == 0
+    for text in ("60 s", "1024 MiB", "bubblewrap", "grade-batch"):
+        assert text in done.stdout
+
+
+def test_without_bubblewrap_it_warns_or_refuses_as_asked(tmp_path):
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    env = {**os.environ, "PATH": str(empty)}  # no bwrap on PATH
+    path = write(fixtures.honest_submission(PARSE), tmp_path / "01_parse_cron_field.ipynb")
+    refused = autograder("grade", path, "--results", tmp_path / "r.json", "--sandbox=required",
+                         env=env)
+    assert refused.returncode == 1 and "bubblewrap" in refused.stderr
+    assert "Traceback" not in refused.stderr and not (tmp_path / "r.json").exists()
+    reduced = autograder("grade", path, "--results", tmp_path / "r.json", env=env)
+    assert reduced.returncode == 0 and "reduced isolation" in reduced.stderr
+    assert json.loads((tmp_path / "r.json").read_text())["score"] == PARSE.max_score
