@@ -1,0 +1,276 @@
+"""Notebook 03 (next_run_minute and next_run): hidden suites, corpora, croniter as the oracle."""
+
+from __future__ import annotations
+
+import csv
+import multiprocessing
+import random
+from concurrent.futures import ProcessPoolExecutor
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import nbformat
+import pytest
+from croniter import CroniterBadDateError, croniter
+
+from autograder import fixtures, reference
+from autograder.reference import SOLUTIONS, is_answer_cell, is_setup_cell, nbgrader_meta
+from autograder.rubric import exercise_for
+
+EXERCISE = exercise_for("03_next_run")
+FULL = {item.grade_id: item.points for item in EXERCISE.items}
+CORPUS = Path(__file__).parent / "corpus"
+WRONG = fixtures.read_corpus(CORPUS / "wrong" / "03_next_run")
+HONEST = fixtures.read_corpus(CORPUS / "honest" / "03_next_run")
+DATA = SOLUTIONS.parent / "data"
+FIELD_RANGES = [(0, 59), (0, 23), (1, 31), (1, 12), (0, 7)]
+
+# The bugs the notebook warns about; each keeps one wrong solution in the corpus.
+EXPECTED_BUGS = {
+    "minute_not_strictly_after", "minute_keeps_seconds", "minute_sets_swapped",
+    "minute_none_as_zero", "minute_same_day_only",
+    "not_strictly_after", "keeps_seconds", "drops_tzinfo", "loops_forever",
+    "gives_up_after_one_year", "five_years_by_replace", "minute_hour_swapped", "python_weekday",
+    "seven_not_sunday", "either_day_rule", "day_skip_breaks_at_month_end", "no_year_rollover",
+    "no_leap_years", "searches_in_utc",
+}
+
+
+def _score(submission: str | Path) -> dict[str, float]:
+    if submission == "reference":
+        notebook = fixtures.honest_submission(EXERCISE)
+    elif submission == "stub":
+        notebook = fixtures.stub_submission(EXERCISE)
+    else:
+        notebook = fixtures.corpus_submission(fixtures.read_corpus_entry(Path(submission)))
+    return fixtures.score_in_process(notebook, EXERCISE)
+
+
+@pytest.fixture(scope="module")
+def scores() -> dict[str, dict[str, float]]:
+    """Points of every submission, graded two at a time: a few of them (the loop that never
+    ends, the honest minute-by-minute search) spend seconds on the year-long cases."""
+    slow_first = sorted(WRONG + HONEST, key=lambda e: e.name not in {"loops_forever",
+                                                                     "minute_by_minute"})
+    submissions = ["reference", "stub"] + [str(entry.path) for entry in slow_first]
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
+        return dict(zip(submissions, pool.map(_score, submissions), strict=True))
+
+
+@pytest.fixture(scope="module")
+def names() -> dict:
+    return reference.namespace(EXERCISE)
+
+
+# --- the hidden suites on known submissions ------------------------------------------------
+
+def test_the_reference_earns_full_marks(scores):
+    assert scores["reference"] == FULL
+
+
+def test_an_untouched_stub_earns_nothing(scores):
+    assert scores["stub"] == {grade_id: 0 for grade_id in FULL}
+
+
+@pytest.mark.parametrize("entry", HONEST, ids=lambda e: e.name)
+def test_honest_minute_by_minute_work_earns_full_marks_in_time(entry, scores):
+    assert scores[str(entry.path)] == FULL
+
+
+def test_the_corpus_keeps_one_wrong_solution_per_classic_bug():
+    assert {entry.name for entry in WRONG} == EXPECTED_BUGS
+
+
+@pytest.mark.parametrize("entry", WRONG, ids=lambda e: e.name)
+def test_every_wrong_solution_loses_points_on_its_item(entry, scores):
+    lost_on = entry.header["loses"]
+    assert lost_on in FULL
+    points = scores[str(entry.path)]
+    assert points[lost_on] < FULL[lost_on], entry.header["bug"]
+    assert all(points[item] <= FULL[item] for item in points)
+
+
+# --- the reference answers are notebook 01's and 02's --------------------------------------
+
+def _function_source(notebook_name: str, grade_id: str) -> str:
+    notebook = reference.source_notebook(exercise_for(notebook_name))
+    source = next(c.source for c in notebook.cells if nbgrader_meta(c).get("grade_id") == grade_id)
+    return source[source.index("def "):]  # without the "paste yours here" comment
+
+
+@pytest.mark.parametrize("grade_id, owners", [
+    ("answer_parse_cron_field", ["01_parse_cron_field", "02_cron_matches"]),
+    ("answer_cron_matches", ["02_cron_matches"]),
+])
+def test_the_helper_answers_are_the_earlier_notebooks_references(grade_id, owners):
+    for owner in owners:
+        assert _function_source("03_next_run", grade_id) == _function_source(owner, grade_id), (
+            f"{grade_id} in 03 differs from {owner}: copy the reference again")
+
+
+def test_no_cell_outside_an_answer_defines_a_graded_function():
+    cells = nbformat.read(SOLUTIONS / EXERCISE.path, as_version=4).cells
+    for cell in cells:
+        if cell.cell_type != "code" or is_answer_cell(cell):
+            continue
+        for name in ("next_run", "next_run_minute", "parse_cron_field", "cron_matches"):
+            assert f"def {name}(" not in cell.source
+        if is_setup_cell(cell):
+            assert "import matplotlib" not in cell.source and "croniter" not in cell.source
+
+
+# --- oracles --------------------------------------------------------------------------------
+
+def _random_field(rng: random.Random, low: int, high: int) -> str:
+    def item() -> str:
+        # croniter misreads one-value ranges such as 6-6, so every range here has two ends
+        a = rng.randint(low, high - 1)
+        b = rng.randint(a + 1, min(high, a + rng.choice([1, 3, 10, high])))
+        n = rng.choice([2, 3, 5, 7, 15])
+        forms = [f"{a}", f"{a}-{b}", f"*/{n}", f"{a}-{b}/{n}", f"{a}/{n}"]
+        # croniter ends a/n on day-of-week at 6; the contract runs it to 7 (Sunday)
+        return rng.choice(forms[:-1] if high == 7 else forms)
+
+    if rng.random() < 0.4:
+        return "*"
+    return ",".join(item() for _ in range(rng.choice([1, 1, 2])))
+
+
+def _random_moment(rng: random.Random) -> datetime:
+    moment = datetime(2023, 1, 1) + timedelta(minutes=rng.randrange(6 * 365 * 24 * 60))
+    if rng.random() < 0.5:
+        moment = moment.replace(second=rng.randrange(60), microsecond=rng.choice([0, 1, 999999]))
+    return moment
+
+
+def _outcome(function, *args):
+    try:
+        return function(*args)
+    except ValueError:
+        return "ValueError"
+
+
+def test_next_run_agrees_with_croniter_day_or_false(names):
+    next_run = names["next_run"]
+    rng = random.Random(20250704)
+    compared = raised = exact_matches = 0
+    rare = ["0 0 30 2 *", "0 12 31 4,6,9,11 *", "0 0 29 2 1", "30 9 29 2 1-5", "0 0 31 12 1",
+            "15 6 29 2 *", "0 0 13 * 5", "0 0 31 2-4 0"]
+    for index in range(3000):
+        expression = " ".join(_random_field(rng, low, high) for low, high in FIELD_RANGES)
+        if index % 25 == 0:  # now and then a schedule that fires rarely or never
+            expression = rare[index // 25 % len(rare)]
+        after = _random_moment(rng)
+        if index % 4 == 0:  # often start exactly on a run, to check "strictly after"
+            try:
+                after = croniter(expression, after, day_or=False).get_next(datetime)
+                exact_matches += 1
+            except CroniterBadDateError:
+                pass
+        try:
+            expected = croniter(expression, after, day_or=False).get_next(datetime)
+        except CroniterBadDateError:
+            expected = None
+        got = _outcome(next_run, expression, after)
+        if expected is not None and expected - after <= timedelta(days=5 * 365):
+            assert got == expected, f"next_run({expression!r}, {after!r}): croniter {expected}"
+            compared += 1
+        elif expected is None or expected - after > timedelta(days=5 * 366):
+            assert got == "ValueError", f"next_run({expression!r}, {after!r}) gave {got}"
+            raised += 1
+    assert compared > 2500 and raised > 30 and exact_matches > 500
+
+
+def test_next_run_reads_an_aware_moment_on_its_own_clock(names):
+    next_run = names["next_run"]
+    rng = random.Random(3)
+    zones = [timezone.utc, timezone(timedelta(hours=-5)), timezone(timedelta(hours=5, minutes=30)),
+             ZoneInfo("Europe/London"), ZoneInfo("Asia/Tokyo")]
+    for _ in range(500):
+        expression = " ".join(_random_field(rng, low, high) for low, high in FIELD_RANGES)
+        after, zone = _random_moment(rng), rng.choice(zones)
+        naive = _outcome(next_run, expression, after)
+        aware = _outcome(next_run, expression, after.replace(tzinfo=zone))
+        if naive == "ValueError":
+            assert aware == "ValueError"
+        else:
+            assert aware.tzinfo is zone and aware.replace(tzinfo=None) == naive
+
+
+def _next_run_minute_oracle(minutes, hours, after):
+    """The earliest (hour, minute) of today or tomorrow that comes after `after`."""
+    for offset in (0, 1):
+        day = datetime.combine(after.date() + timedelta(days=offset), datetime.min.time(),
+                               after.tzinfo)
+        for hour in sorted(range(24) if hours is None else hours):
+            for minute in sorted(range(60) if minutes is None else minutes):
+                if day.replace(hour=hour, minute=minute) > after:
+                    return day.replace(hour=hour, minute=minute)
+    raise AssertionError("every (hour, minute) comes round within a day")
+
+
+def test_next_run_minute_agrees_with_a_brute_force_oracle(names):
+    next_run_minute = names["next_run_minute"]
+    rng = random.Random(10)
+
+    def some(high: int):
+        if rng.random() < 0.3:
+            return None
+        return set(rng.sample(range(high + 1), rng.choice([1, 1, 2, 5, 20])))
+
+    for _ in range(2000):
+        minutes, hours = some(59), some(23)
+        after = _random_moment(rng)
+        if rng.random() < 0.3 and minutes and hours:  # exactly on a matching minute
+            after = after.replace(hour=min(hours), minute=min(minutes), second=0, microsecond=0)
+        expected = _next_run_minute_oracle(minutes, hours, after)
+        assert next_run_minute(minutes, hours, after) == expected, (minutes, hours, after)
+
+
+# --- the notebook's figures and data --------------------------------------------------------
+
+def _cell_defining(notebook, name: str):
+    return next(c for c in notebook.cells if c.cell_type == "code" and f"def {name}(" in c.source)
+
+
+def test_the_week_timeline_draws_what_croniter_finds(names):
+    notebook = nbformat.read(SOLUTIONS / EXERCISE.path, as_version=4)
+    figure = dict(names)
+    exec("import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+         "import matplotlib.dates as mdates", figure)
+    exec(_cell_defining(notebook, "runs_between").source, figure)
+    start, end = figure["week_start"], figure["week_end"]
+    for expression in figure["desk_jobs"].values():
+        runs, moment = [], start - timedelta(minutes=1)
+        while (moment := croniter(expression, moment, day_or=False).get_next(datetime)) < end:
+            runs.append(moment)
+        assert figure["runs_between"](expression, start, end) == runs, expression
+
+
+def test_the_strictly_after_figure_shows_the_stuck_loop():
+    notebook = nbformat.read(SOLUTIONS / EXERCISE.path, as_version=4)
+    figure = {"datetime": datetime}
+    exec("import matplotlib\nmatplotlib.use('Agg')", figure)
+    exec(_cell_defining(notebook, "scheduler_fires").source, figure)
+    assert figure["scheduler_fires"](True) == figure["week_runs"]
+    assert figure["scheduler_fires"](False) == [figure["week_runs"][0]] * 5
+
+
+def test_the_holiday_calendar_is_a_list_of_weekdays():
+    with open(DATA / "market_holidays.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    days = [date.fromisoformat(row["date"]) for row in rows]
+    assert days == sorted(set(days)) and all(row["name"] for row in rows)
+    assert all(day.isoweekday() <= 5 for day in days), "an exchange is closed at weekends anyway"
+    assert {day.year for day in days} == {2025, 2026}
+    assert date(2025, 12, 25) in days and date(2026, 1, 1) in days
+
+
+def test_the_trading_calendar_example_skips_christmas_and_new_year():
+    notebook = nbformat.read(SOLUTIONS / EXERCISE.path, as_version=4)
+    printed = "".join(output.get("text", "") for output in
+                      _cell_defining(notebook, "next_trading_run").get("outputs", []))
+    assert "skipped Thu 25 Dec 2025 09:30: Christmas Day" in printed
+    assert "skipped Thu 01 Jan 2026 09:30: New Year's Day" in printed
+    assert "rebalance Fri 02 Jan 2026 09:30" in printed
