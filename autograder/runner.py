@@ -32,6 +32,7 @@ from pathlib import Path
 SANDBOX_PACKAGE = Path(__file__).resolve().parent / "sandbox"
 DATA = Path(__file__).resolve().parent.parent / "data"
 UNPRIVILEGED = 65534
+VENV = "/opt/venv"  # where the grader's venv appears inside the sandbox
 
 OUTPUT_CAP = 64 * 1024  # bytes of student stdout and of stderr kept per notebook
 RESULTS_CAP = 16 * 1024 * 1024  # bytes of events read from the worker
@@ -168,6 +169,9 @@ class Sandbox:
         made: set[str] = {"/", "/usr", "/tmp", "/proc", "/dev"}
         for real in _python_folders():
             args += _parents(real, made) + ["--ro-bind", real, real]
+        if sys.prefix != sys.base_prefix:  # a venv: mounted on its own, never the repository
+            args += _parents(VENV, made) + ["--ro-bind", os.path.realpath(sys.prefix), VENV]
+            worker[0] = f"{VENV}/bin/{os.path.basename(sys.executable)}"
         args += _parents("/grader/sandbox", made)
         args += ["--ro-bind", str(SANDBOX_PACKAGE), "/grader/sandbox"]
         args += _parents(workdir, made)
@@ -185,15 +189,14 @@ def _environment(home: str) -> dict[str, str]:
 
 
 def _python_folders() -> list[str]:
-    """Real paths of the interpreter's installation and of the venv, outside /usr."""
+    """Real paths of the interpreter's installation outside /usr (a venv is mounted apart)."""
     folders = []
-    for prefix in {sys.base_prefix, sys.prefix, os.path.dirname(os.path.dirname(sys.executable))}:
-        real = os.path.realpath(prefix)
-        if real != "/usr" and not real.startswith("/usr/"):
-            folders.append(real)
+    real = os.path.realpath(sys.base_prefix)
+    if real != "/usr" and not real.startswith("/usr/"):
+        folders.append(real)
     executable = os.path.realpath(sys.executable)
-    if not any(executable.startswith(f + "/") for f in folders) and \
-            not executable.startswith("/usr/"):
+    inside = [*folders, "/usr", os.path.realpath(sys.prefix)]
+    if not any(executable.startswith(folder + "/") for folder in inside):
         folders.append(os.path.dirname(executable))
     # Bind the outermost folders only; binding a folder inside another would hide nothing.
     folders.sort(key=len)

@@ -1,0 +1,295 @@
+"""What student code can and cannot do while `python -m autograder` grades it (CONTRACT.md).
+
+Each test grades a small submission of notebook 01 whose code tries one thing and prints
+what happened; the sandbox must stop it without costing the grader a result.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import fixtures, grading, runner
+from autograder.rubric import exercise_for
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+PARSE = exercise_for("01_parse_cron_field")
+ANSWER = fixtures.reference_answers(PARSE)["answer_parse_cron_field"]
+ISOLATED = runner.Sandbox("bwrap")
+
+needs_bwrap = pytest.mark.skipif(not runner.bwrap_works(),
+                                 reason="bubblewrap (Debian package bubblewrap) is not available")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def prepared():
+    assert grading.prepare((PARSE,)) == []
+
+
+def grade(tmp_path: Path, code: str, answer: str = ANSWER, sandbox: runner.Sandbox = ISOLATED,
+          **limits) -> grading.NotebookResult:
+    """Grade the honest answer followed by a cell of the student's own holding `code`."""
+    notebook = fixtures.build_submission(PARSE, {"answer_parse_cron_field": answer},
+                                         [("answer_parse_cron_field", code)])
+    path = tmp_path / "01_parse_cron_field.ipynb"
+    nbformat.write(notebook, path)
+    return grading.grade_notebook(path, grading.Options(sandbox=sandbox, **limits))
+
+
+def attempts(paths: list[str]) -> str:
+    """Student code that tries to list and read each path and prints what it got."""
+    return f"""
+import os
+for path in {paths!r}:
+    try:
+        if os.path.isdir(path):
+            print("LISTED", path, os.listdir(path))
+        else:
+            with open(path, "rb") as stream:
+                print("READ", path, len(stream.read()))
+    except OSError as error:
+        print("BLOCKED", path, type(error).__name__)
+"""
+
+
+@needs_bwrap
+def test_honest_work_earns_every_point_in_the_sandbox(tmp_path):
+    result = grade(tmp_path, "print('uid', __import__('os').getuid())")
+    assert result.score == PARSE.max_score and result.problems == []
+    assert "uid 65534" in result.stdout  # student code never runs as root
+
+
+@needs_bwrap
+def test_solutions_grader_and_other_submissions_cannot_be_read(tmp_path):
+    neighbour = tmp_path / "neighbour" / "01_parse_cron_field.ipynb"
+    neighbour.parent.mkdir()
+    neighbour.write_text("{}")
+    neighbour.chmod(0o644)
+    secret = [str(REPOSITORY / "solutions"), str(REPOSITORY / "solutions" / PARSE.path),
+              str(REPOSITORY / "autograder"),
+              str(REPOSITORY / "autograder" / "suites" / "parse_cron_field.py"),
+              str(REPOSITORY), str(neighbour), str(neighbour.parent)]
+    copier = f"""
+def parse_cron_field(field, low, high):
+    import json
+    notebook = json.load(open({str(REPOSITORY / "solutions" / PARSE.path)!r}))
+    names = {{}}
+    for cell in notebook["cells"]:
+        if cell["metadata"].get("nbgrader", {{}}).get("grade_id") == "answer_parse_cron_field":
+            exec("".join(cell["source"]), names)
+    return names["parse_cron_field"](field, low, high)
+"""
+    result = grade(tmp_path, attempts(secret), answer=copier)
+    assert result.score == 0  # copying the reference from disk gets nothing
+    assert "READ" not in result.stdout and "LISTED" not in result.stdout
+    assert result.stdout.count("BLOCKED") == len(secret)
+    # what the sandbox does offer: its own probes, read-only, and the course data
+    allowed = grade(tmp_path, attempts(["/grader/sandbox", "/course/data"]))
+    assert allowed.stdout.count("LISTED") == 2
+
+
+@needs_bwrap
+def test_there_is_no_network(tmp_path):
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)
+    port = listener.getsockname()[1]
+    code = f"""
+import socket
+for host, port in (("127.0.0.1", {port}), ("1.1.1.1", 53), ("pypi.org", 443)):
+    try:
+        socket.create_connection((host, port), timeout=2).sendall(b"stolen")
+        print("CONNECTED", host)
+    except OSError as error:
+        print("NO NETWORK", host, type(error).__name__)
+"""
+    try:
+        result = grade(tmp_path, code)
+        with pytest.raises(socket.timeout):
+            listener.accept()
+    finally:
+        listener.close()
+    assert "CONNECTED" not in result.stdout and result.stdout.count("NO NETWORK") == 3
+    assert result.score == PARSE.max_score
+
+
+@needs_bwrap
+def test_writes_stay_in_the_scratch_folder(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    outside.chmod(0o777)
+    marker = f"autograder-test-{os.getpid()}"
+    targets = [str(outside / "escaped.txt"), f"/tmp/{marker}", "/course/data/x.txt",
+               "/grader/sandbox/plain.py", "scratch.txt"]
+    code = f"""
+for target in {targets!r}:
+    try:
+        with open(target, "w") as stream:
+            stream.write("x")
+        print("WROTE", target)
+    except OSError as error:
+        print("REFUSED", target, type(error).__name__)
+"""
+    result = grade(tmp_path, code)
+    assert "REFUSED " + targets[0] in result.stdout  # the host folder is not there at all
+    assert "REFUSED /course/data/x.txt" in result.stdout
+    assert "REFUSED /grader/sandbox/plain.py" in result.stdout
+    assert "WROTE scratch.txt" in result.stdout  # the working folder is the scratch folder
+    assert not (outside / "escaped.txt").exists() and not Path(f"/tmp/{marker}").exists()
+    assert not (REPOSITORY / "data" / "x.txt").exists()
+
+
+def processes_with(marker: str) -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker in (entry / "cmdline").read_bytes().decode():
+                found.append(entry.name)
+        except OSError:
+            pass
+    return found
+
+
+ORPHANS = """
+import os, subprocess
+subprocess.Popen(["sleep", "{marker}"], start_new_session=True)
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.execvp("sleep", ["sleep", "{marker}"])
+    os._exit(0)
+print("started")
+"""
+
+
+@needs_bwrap
+def test_no_process_outlives_the_grading(tmp_path):
+    marker = f"{4000 + os.getpid() % 1000}.{time.time_ns() % 10**6}"
+    result = grade(tmp_path, ORPHANS.format(marker=marker))
+    assert "started" in result.stdout and result.score == PARSE.max_score
+    time.sleep(0.2)
+    assert processes_with(marker) == []
+
+
+def test_without_bubblewrap_processes_are_still_ended(tmp_path):
+    """--sandbox=off (and the fallback without bwrap) ends escaped processes too."""
+    marker = f"{5000 + os.getpid() % 1000}.{time.time_ns() % 10**6}"
+    extra = [("answer_parse_cron_field", ORPHANS.format(marker=marker))]
+    notebook = fixtures.build_submission(PARSE, {"answer_parse_cron_field": ANSWER}, extra)
+    nbformat.write(notebook, tmp_path / "01_parse_cron_field.ipynb")
+    done = subprocess.run([sys.executable, "-m", "autograder", "grade", "--sandbox=off",
+                           tmp_path / "01_parse_cron_field.ipynb", "--results",
+                           tmp_path / "r.json"], cwd=REPOSITORY, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and "without isolation" in done.stderr
+    assert "25 / 25 points" in done.stdout
+    time.sleep(0.2)
+    assert processes_with(marker) == []
+
+
+@needs_bwrap
+def test_memory_is_limited(tmp_path):
+    code = """
+try:
+    hog = bytearray(2 * 2**30)
+    print("ALLOCATED")
+except MemoryError:
+    print("memory limit")
+"""
+    result = grade(tmp_path, code, memory_limit_mb=256)
+    assert "memory limit" in result.stdout and result.score == PARSE.max_score
+
+
+@needs_bwrap
+def test_output_is_captured_and_truncated(tmp_path):
+    result = grade(tmp_path, "import sys\nfor _ in range(400):\n    print('x' * 5000)\n"
+                             "sys.stderr.write('y' * 200000)")
+    assert len(result.stdout) <= runner.OUTPUT_CAP and len(result.stderr) <= runner.OUTPUT_CAP
+    assert any("only the first 64 KiB were kept" in p for p in result.problems)
+    assert result.score == PARSE.max_score
+
+
+@needs_bwrap
+def test_a_process_that_ends_itself_fails_the_missing_tests_clearly(tmp_path):
+    answer = ANSWER + "\n\nimport os\n_real = parse_cron_field\n" \
+        "def parse_cron_field(field, low, high):\n" \
+        "    if field == '*/15':\n        os._exit(3)\n    return _real(field, low, high)\n"
+    result = grade(tmp_path, "", answer=answer)
+    assert 0 < result.score < PARSE.max_score
+    failed = [t for item in result.items for t in item.tests if not t.passed]
+    assert failed and all("exit status 3" in t.output for t in failed)
+    assert any("ended the grading process (exit status 3)" in p for p in result.problems)
+
+
+@needs_bwrap
+def test_a_loop_that_never_ends_in_a_cell_is_stopped_and_the_rest_is_graded(tmp_path):
+    result = grade(tmp_path, "while True:\n    pass", time_limit=8)
+    assert result.score == PARSE.max_score  # the cell stops after 2 s; the tests still run
+    assert any("ran longer than 2 s and was stopped" in p for p in result.problems)
+
+
+def test_an_endless_loop_is_cut_at_the_time_limit_and_the_class_still_grades(tmp_path):
+    submitted = tmp_path / "submitted"
+    endless = "def parse_cron_field(field, low, high):\n    while True:\n        pass\n"
+    for student, answer in (("ann", ANSWER), ("lou", endless), ("max", ANSWER)):
+        path = submitted / student / "schedules" / "01_parse_cron_field.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(fixtures.build_submission(PARSE, {"answer_parse_cron_field": answer}), path)
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "autograder", "grade-batch", submitted, "--out",
+                           tmp_path / "out", "--jobs", "2", "--time-limit", "2"],
+                          cwd=REPOSITORY, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert time.monotonic() - started < 30
+    with open(tmp_path / "out" / "grades.csv", newline="") as stream:
+        scores = {row["student"]: row["score"] for row in csv.DictReader(stream)}
+    assert scores == {"ann": "25", "lou": "0", "max": "25"}
+    report = (tmp_path / "out" / "lou" / "report.md").read_text()
+    assert "time limit of 2 s" in report
+
+
+def test_a_corrupt_results_channel_never_crashes_the_scorer():
+    run = runner.RunResult(events=[
+        {"event": "case", "id": ["x"], "outcome": {"value": 1}},
+        {"event": "case", "id": "test_parse_cron_field:0", "outcome": {"value": list(range(60))}},
+        {"event": "case", "id": "test_parse_cron_field:0", "outcome": {"value": [1]}},
+        {"event": "case", "id": "test_parse_cron_field:1", "outcome": {"timeout": "soon"}},
+        {"event": "case", "id": "test_parse_cron_field:2",
+         "outcome": {"value": {"__datetime__": 5, "tz": "Mars"}}},
+        {"event": "cell", "label": {"x": 1}, "error": "not a dict"},
+        {"event": "done"}], returncode=0)
+    result = grading.score_run(PARSE, run, runner.Limits(), "x.ipynb")
+    tests = result.items[0].tests
+    assert [t.passed for t in tests[:3]] == [True, False, False]  # the first outcome counts
+    assert sum(t.passed for t in tests) == 1
+
+
+def first_wrong_entries() -> list:
+    """One wrong solution per notebook, for the sandboxed-versus-in-process comparison."""
+    entries = {}
+    for entry in fixtures.read_corpus(REPOSITORY / "tests" / "corpus" / "wrong"):
+        exercise = entry.exercise
+        if grading.has_reference(exercise) and (fixtures.RELEASE / exercise.path).is_file():
+            entries.setdefault(exercise.notebook, entry)
+    return list(entries.values())
+
+
+@needs_bwrap
+@pytest.mark.parametrize("entry", first_wrong_entries(), ids=lambda entry: entry.path.stem)
+def test_the_sandbox_scores_exactly_like_the_grade_cells(tmp_path, entry):
+    exercise = entry.exercise
+    assert grading.prepare((exercise,)) == []
+    notebook = fixtures.corpus_submission(entry)
+    path = tmp_path / f"{exercise.notebook}.ipynb"
+    nbformat.write(notebook, path)
+    result = grading.grade_notebook(path, grading.Options(sandbox=ISOLATED))
+    expected = fixtures.score_in_process(notebook, exercise)
+    assert {item.grade_id: item.score for item in result.items} == expected
+    assert result.score == round(sum(expected.values()), 2) < exercise.max_score
