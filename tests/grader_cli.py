@@ -1,0 +1,90 @@
+"""Drive `python -m autograder` the way an instructor does: a class folder, a subprocess, the
+files it writes. Shared by the tests that grade through the command line and the benchmark.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from autograder.fixtures import RELEASE
+from autograder.reference import REPOSITORY, SOLUTIONS
+from autograder.rubric import EXERCISES, Exercise
+
+GRADER = [sys.executable, "-m", "autograder"]
+
+
+def existing_exercises() -> list[Exercise]:
+    """Exercises whose source notebook and student copy exist (others are being written)."""
+    return [exercise for exercise in EXERCISES
+            if (SOLUTIONS / exercise.path).is_file() and (RELEASE / exercise.path).is_file()]
+
+
+def place(submitted: Path, student: str, exercise: Exercise, notebook: object,
+          name: str | None = None) -> Path:
+    """Write one submission as SUBMITTED/<student>/<assignment>/<notebook>.ipynb.
+
+    `notebook` is a notebook node, or bytes/str for a file that is not one."""
+    name = name or f"{exercise.notebook}.ipynb"
+    target = Path(submitted) / student / exercise.assignment / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(notebook, bytes):
+        target.write_bytes(notebook)
+    elif isinstance(notebook, str):
+        target.write_text(notebook)
+    else:
+        nbformat.write(notebook, str(target))
+    return target
+
+
+@dataclass
+class Grades:
+    """grades.csv of one batch: (student, notebook) -> (score, max_score)."""
+
+    rows: dict[tuple[str, str], tuple[float, float]]
+
+    @classmethod
+    def read(cls, out: Path) -> Grades:
+        rows = {}
+        with open(Path(out) / "grades.csv", newline="", encoding="utf-8") as handle:
+            for row in csv.DictReader(handle):
+                rows[(row["student"], row["notebook"])] = (float(row["score"]),
+                                                           float(row["max_score"]))
+        return cls(rows)
+
+    def score(self, student: str, notebook: str) -> float:
+        return self.rows[(student, notebook)][0]
+
+
+def grade_batch(submitted: Path, out: Path, *options: str, timeout: float = 600,
+                env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([*GRADER, "grade-batch", str(submitted), "--out", str(out), *options],
+                          cwd=REPOSITORY, capture_output=True, text=True, timeout=timeout,
+                          env=env)
+
+
+def grade(notebooks: list[Path], results: Path, *options: str,
+          timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([*GRADER, "grade", *map(str, notebooks), "--results", str(results),
+                           *options], cwd=REPOSITORY, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def item_scores(results_json: Path, exercise: Exercise) -> dict[str, float]:
+    """Points per graded item of `exercise` in a Gradescope results.json, from its tests.
+
+    A test belongs to an item when its name starts with the notebook and the item's title
+    ("01_parse_cron_field · parse_cron_field: a star selects every minute 0-59")."""
+    tests = json.loads(Path(results_json).read_text())["tests"]
+    scores = {}
+    for item in exercise.items:
+        prefix = f"{exercise.notebook} · {item.title}"
+        mine = [t for t in tests if t["name"] == prefix or t["name"].startswith(prefix + ":")]
+        scores[item.grade_id] = round(sum(t["score"] for t in mine), 2)
+    return scores
