@@ -56,8 +56,8 @@ SOLUTION_REGION = re.compile(r"### BEGIN SOLUTION(.*?)### END SOLUTION", re.S)
 HIDDEN_REGION = re.compile(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", re.S)
 
 
-def secret_lines(notebook) -> set[str]:
-    """Lines that appear only inside solution regions or hidden tests of a source notebook."""
+def split_lines(notebook) -> tuple[set[str], set[str]]:
+    """(lines inside solution regions or hidden tests, lines outside them) of a source notebook."""
     secret, public = set(), set()
     for cell in notebook.cells:
         source = cell.source
@@ -70,8 +70,25 @@ def secret_lines(notebook) -> set[str]:
         public.update(line.strip() for line in remainder.splitlines())
         for region in regions:
             secret.update(line.strip() for line in region.splitlines())
-    # Short or generic lines ("return result", "else:") carry no solution on their own.
-    return {line for line in secret - public
+    return secret, public
+
+
+def public_lines() -> set[str]:
+    """Every line an instructor wrote outside the secret regions of any source notebook."""
+    public: set[str] = set()
+    for path in SOLUTIONS.rglob("*.ipynb"):
+        public |= split_lines(nbformat.read(path, as_version=4))[1]
+    return public
+
+
+def secret_lines(notebook) -> set[str]:
+    """Lines of a source notebook's solutions and hidden tests that are written nowhere public.
+
+    Short or generic lines ("return result", "else:") carry no solution on their own, and a
+    line the instructor also wrote in public text (a narrative example) is public by choice.
+    """
+    secret = split_lines(notebook)[0] - public_lines()
+    return {line for line in secret
             if len(line) >= 16 and not line.startswith("#") and line not in {'"""', "'''"}}
 
 
