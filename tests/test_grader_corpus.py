@@ -1,0 +1,81 @@
+"""Through the sandboxed command line: honest solutions earn full marks, untouched stubs earn 0,
+and every entry of the wrong-solution corpus (tests/corpus/wrong/) loses points on the item
+its `# loses:` line names and never earns more than the reference.
+
+All of it is one `python -m autograder grade-batch --sandbox=required` run: one student per
+corpus entry, plus an honest and an untouched student with every notebook. Alternative honest
+solutions in tests/corpus/honest/ must earn full marks too.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from grader_cli import Grades, existing_exercises, grade_batch, item_scores, place
+
+from autograder import fixtures
+from autograder.reference import REPOSITORY
+
+CORPUS = REPOSITORY / "tests" / "corpus"
+OPTIONS = ["--sandbox=required", "--jobs", "2", "--time-limit", "30"]
+
+
+def entries(kind: str) -> list[fixtures.CorpusEntry]:
+    exercises = existing_exercises()
+    found = [fixtures.read_corpus_entry(p) for p in sorted((CORPUS / kind).glob("*/*.py"))]
+    return [entry for entry in found if entry.exercise in exercises]
+
+
+def label(entry: fixtures.CorpusEntry) -> str:
+    return f"{entry.path.parent.name}/{entry.name}"
+
+
+def student(kind: str, entry: fixtures.CorpusEntry) -> str:
+    return f"{kind}-{entry.exercise.notebook[:2]}-{entry.name}"
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("corpus-class")
+    submitted, out = root / "submitted", root / "graded"
+    for exercise in existing_exercises():
+        place(submitted, "honest", exercise, fixtures.honest_submission(exercise))
+        place(submitted, "untouched", exercise, fixtures.stub_submission(exercise))
+    for kind in ("wrong", "honest"):
+        for entry in entries(kind):
+            place(submitted, student(kind, entry), entry.exercise,
+                  fixtures.corpus_submission(entry))
+    done = grade_batch(submitted, out, *OPTIONS)
+    if done.returncode == 1 and "bubblewrap" in done.stderr:
+        pytest.skip(f"the sandbox is not available here: {done.stderr.strip()[-300:]}")
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out, Grades.read(out)
+
+
+@pytest.mark.parametrize("exercise", existing_exercises(), ids=lambda e: e.notebook)
+def test_honest_earns_full_marks_and_stub_earns_nothing(graded, exercise):
+    out, grades = graded
+    assert grades.rows[("honest", exercise.notebook)] == (exercise.max_score, exercise.max_score)
+    assert grades.rows[("untouched", exercise.notebook)] == (0, exercise.max_score)
+    results = json.loads((out / "honest" / "results.json").read_text())
+    assert results["score"] == results["max_score"]
+
+
+@pytest.mark.parametrize("entry", entries("honest"), ids=label)
+def test_alternative_honest_solutions_earn_full_marks(graded, entry):
+    _, grades = graded
+    exercise = entry.exercise
+    assert grades.score(student("honest", entry), exercise.notebook) == exercise.max_score
+
+
+@pytest.mark.parametrize("entry", entries("wrong"), ids=label)
+def test_each_classic_bug_loses_points_on_its_item(graded, entry):
+    out, grades = graded
+    exercise, name = entry.exercise, student("wrong", entry)
+    assert grades.score(name, exercise.notebook) < exercise.max_score
+    scores = item_scores(out / name / "results.json", exercise)
+    for grade_id in entry.header["loses"].split(","):
+        item = next(i for i in exercise.items if i.grade_id == grade_id.strip())
+        assert scores[item.grade_id] < item.points, (
+            f"{entry.path.name} should lose points on {item.grade_id}: {scores}")
