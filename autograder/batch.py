@@ -19,11 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from . import grading, report, runner
+from . import grading, report, runner, suite
+from .rubric import Exercise
+from .sandbox.probes import PROBES
 
 PACKAGE = Path(__file__).resolve().parent
-# Files whose change can change a score; reports are rebuilt from saved results anyway.
-NOT_SCORING = {"report.py", "batch.py", "cli.py", "__main__.py", "fixtures.py", "in_kernel.py"}
+DATA = PACKAGE.parent / "data"
+# The grading core: a change here can change any score (reports are rebuilt from saved results).
+CORE = ("rubric.py", "suite.py", "reference.py", "notebook.py", "grading.py", "runner.py",
+        "sandbox/__init__.py", "sandbox/plain.py", "sandbox/harness.py", "sandbox/worker.py",
+        "sandbox/probes/__init__.py")
 
 
 class BatchError(Exception):
@@ -86,17 +91,32 @@ def discover(submitted: Path, out: Path | None = None) -> list[Submission]:
     return found
 
 
-def fingerprint(options: grading.Options) -> str:
-    """A hash of everything that decides a score, so a changed grader regrades everything."""
+def fingerprint(options: grading.Options, exercise: Exercise | None = None) -> str:
+    """A hash of everything that decides a score of `exercise`'s notebooks: the grading core,
+    the course data, and the exercise's suites, probes and reference solution. A change to
+    one exercise regrades only that exercise's notebooks."""
+    files = [PACKAGE / name for name in CORE]
+    files += [path for path in DATA.rglob("*") if path.is_file()]
+    if exercise is not None:
+        files.append(grading.SOLUTIONS / exercise.path)
+        for item in exercise.items:
+            files.append(PACKAGE / "suites" / f"{item.suite}.py")
+            try:
+                probes = {case.probe for case in suite.cases_for(item)}
+            except Exception:  # a missing or broken suite: its file's hash says enough
+                probes = set()
+            for name in probes:
+                module = sys.modules.get(getattr(PROBES.get(name), "__module__", ""))
+                if module is not None and getattr(module, "__file__", None):
+                    files.append(Path(module.__file__))
     digest = hashlib.sha256()
-    files = [p for p in PACKAGE.rglob("*.py") if p.name not in NOT_SCORING
-             and "__pycache__" not in p.parts]
-    files += list(grading.SOLUTIONS.rglob("*.ipynb"))
-    for path in sorted(files):
-        if ".ipynb_checkpoints" in path.parts:
-            continue
-        digest.update(str(path.relative_to(PACKAGE.parent)).encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
+    for path in sorted(set(files)):
+        digest.update(str(path).encode() + b"\0")
+        try:
+            digest.update(path.read_bytes())
+        except OSError:
+            digest.update(b"<missing>")
+        digest.update(b"\0")
     digest.update(repr((options.time_limit, options.memory_limit_mb,
                         options.sandbox.kind)).encode())
     return digest.hexdigest()
@@ -120,9 +140,10 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise BatchError(f"{out} exists and is not a folder")
-    grader = fingerprint(options)
+    graders: dict[Exercise | None, str] = {}
     results: dict[Submission, grading.NotebookResult] = {}
     hashes: dict[Submission, str] = {}
+    submission_grader: dict[Submission, str] = {}
     todo = []
     summary = Summary()
     for submission in submissions:
@@ -130,7 +151,12 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
             hashes[submission] = hashlib.sha256(submission.path.read_bytes()).hexdigest()
         except OSError:
             hashes[submission] = ""
-        saved = None if force else _load(submission.saved_result(out), hashes[submission], grader)
+        exercise = next(iter(grading.exercises_in([submission.path])), None)
+        if exercise not in graders:
+            graders[exercise] = fingerprint(options, exercise)
+        submission_grader[submission] = graders[exercise]
+        saved = None if force else _load(submission.saved_result(out), hashes[submission],
+                                         graders[exercise])
         if saved is None:
             todo.append(submission)
         else:
@@ -149,7 +175,8 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
             summary.graded += 1
             summary.unreadable += not result.readable
             if not result.grader_failed:
-                saved = {"sha256": hashes[submission], "fingerprint": grader,
+                saved = {"sha256": hashes[submission],
+                         "fingerprint": submission_grader[submission],
                          "result": result.to_dict()}
                 report.write_atomic(submission.saved_result(out), json.dumps(saved))
             note = f"  {result.problems[0][:70]}" if result.problems else ""
