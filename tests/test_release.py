@@ -1,5 +1,6 @@
 """notebooks/ is exactly what nbgrader generates from solutions/, and leaks nothing."""
 
+import functools
 import json
 import re
 import shutil
@@ -73,23 +74,31 @@ def split_lines(notebook) -> tuple[set[str], set[str]]:
     return secret, public
 
 
-def public_lines() -> set[str]:
-    """Every line an instructor wrote outside the secret regions of any source notebook."""
-    public: set[str] = set()
+GENERIC = re.compile(r"^(except [\w.]+( as \w+)?|else|try|finally):$")
+
+
+@functools.cache
+def public_line_counts() -> dict[str, int]:
+    """For every line written outside secret regions: in how many source notebooks."""
+    counts: dict[str, int] = {}
     for path in SOLUTIONS.rglob("*.ipynb"):
-        public |= split_lines(nbformat.read(path, as_version=4))[1]
-    return public
+        for line in split_lines(nbformat.read(path, as_version=4))[1]:
+            counts[line] = counts.get(line, 0) + 1
+    return counts
 
 
 def secret_lines(notebook) -> set[str]:
-    """Lines of a source notebook's solutions and hidden tests that are written nowhere public.
+    """Lines of a source notebook's solutions and hidden tests that would give something away.
 
-    Short or generic lines ("return result", "else:") carry no solution on their own, and a
-    line the instructor also wrote in public text (a narrative example) is public by choice.
+    Left out: short lines and comments, generic statements (`except ValueError as error:`),
+    lines this notebook shows in its own public text, and lines public in three or more
+    notebooks. A solution line of one notebook in another notebook's public text is a leak.
     """
-    secret = split_lines(notebook)[0] - public_lines()
-    return {line for line in secret
-            if len(line) >= 16 and not line.startswith("#") and line not in {'"""', "'''"}}
+    secret, public = split_lines(notebook)
+    counts = public_line_counts()
+    return {line for line in secret - public
+            if len(line) >= 16 and not line.startswith("#") and not GENERIC.match(line)
+            and counts.get(line, 0) < 3}
 
 
 def student_texts() -> dict[str, str]:
