@@ -1,4 +1,5 @@
-# Bug: No limit: an expression that never fires searches for ever.
+# Bug: No limit: for an expression that never fires the search runs on until datetime overflows
+# after year 9999 (a minute-by-minute search runs into the time limit first).
 # ruff: noqa: F821 (datetime, timedelta and parse_cron_field come from the notebook)
 # notebook: 03_next_run
 # loses: test_next_run
