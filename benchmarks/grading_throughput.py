@@ -1,0 +1,139 @@
+"""Grading throughput: `python -m autograder grade-batch` against `nbgrader autograde`.
+
+    python benchmarks/grading_throughput.py [--students N] [--jobs 2] [--seed 2024]
+
+Builds, in a temporary folder, a class of N students with a notebook for every exercise whose
+source notebook exists: a deterministic mix of honest answers (about half), untouched stubs and
+entries of the wrong-solution corpus (tests/corpus/wrong/; entries that loop forever are left
+out, since the two graders stop those at different limits by design). The same files are then
+graded twice, timed from the command's start to its end:
+
+- `python -m autograder grade-batch submitted --out graded --jobs N` (sandboxed, bubblewrap
+  when it works);
+- nbgrader's own workflow in a temporary course (our nbgrader_config.py, solutions/ as source,
+  `nbgrader generate_assignment`, then `nbgrader autograde <assignment>` for each assignment);
+  scores are read back from nbgrader's gradebook with nbgrader.api.Gradebook.
+
+It prints notebooks per second for each, the ratio, and whether every notebook got the same
+score from both (within 0.01). Exit status 1 when any score differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPOSITORY / "tests"))
+BIN = str(Path(sys.executable).parent)
+os.environ["PATH"] = BIN + os.pathsep + os.environ.get("PATH", "")
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+from grader_cli import Grades, existing_exercises, grade_batch, place  # noqa: E402
+from nbgrader.api import Gradebook  # noqa: E402
+
+from autograder import fixtures  # noqa: E402
+from autograder.reference import SOLUTIONS  # noqa: E402
+from autograder.rubric import Exercise  # noqa: E402
+
+NBGRADER = str(Path(BIN) / "nbgrader")
+SLOW = ("forever", "loop")  # wrong entries whose runs end at a time limit
+
+
+def kinds_for(exercise: Exercise) -> list[str]:
+    folder = REPOSITORY / "tests" / "corpus" / "wrong" / exercise.notebook
+    return [f"wrong/{exercise.notebook}/{p.stem}" for p in sorted(folder.glob("*.py"))
+            if not any(word in p.stem for word in SLOW)]
+
+
+def build_class(submitted: Path, students: int, seed: int) -> dict[tuple[str, str], str]:
+    """SUBMITTED/<student>/<assignment>/<notebook>.ipynb; returns (student, notebook) -> kind."""
+    rng = random.Random(seed)
+    plan = {}
+    for number in range(1, students + 1):
+        student = f"student{number:03d}"
+        for exercise in existing_exercises():
+            wrong = kinds_for(exercise)
+            roll = rng.random()
+            kind = "honest" if roll < 0.5 or not wrong else "stub" if roll < 0.65 \
+                else rng.choice(wrong)
+            place(submitted, student, exercise, fixtures.submission_for(exercise, kind))
+            plan[(student, exercise.notebook)] = kind
+    return plan
+
+
+def run_ours(submitted: Path, out: Path, jobs: int) -> tuple[float, Grades]:
+    started = time.perf_counter()
+    done = grade_batch(submitted, out, "--jobs", str(jobs), "--force", timeout=3600)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"grade-batch failed (exit status {done.returncode}):\n{done.stderr[-3000:]}")
+    return seconds, Grades.read(out)
+
+
+def run_nbgrader(course: Path, submitted: Path) -> tuple[float, dict[tuple[str, str], float]]:
+    shutil.copytree(SOLUTIONS, course / "solutions")
+    shutil.copy(REPOSITORY / "nbgrader_config.py", course / "nbgrader_config.py")
+    assignments = sorted({e.assignment for e in existing_exercises()})
+    for assignment in assignments:
+        subprocess.run([NBGRADER, "generate_assignment", assignment, "--force",
+                        "--log-level=ERROR"], cwd=course, check=True, capture_output=True)
+    shutil.copytree(submitted, course / "submitted")
+    started = time.perf_counter()
+    for assignment in assignments:
+        done = subprocess.run([NBGRADER, "autograde", assignment, "--log-level=ERROR"],
+                              cwd=course, capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.exit(f"nbgrader autograde {assignment} failed:\n{done.stderr[-3000:]}")
+    seconds = time.perf_counter() - started
+    scores = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as book:
+        for exercise in existing_exercises():
+            for student in sorted(p.name for p in submitted.iterdir()):
+                notebook = book.find_submission_notebook(exercise.notebook, exercise.assignment,
+                                                         student)
+                scores[(student, exercise.notebook)] = sum(
+                    grade.score for grade in notebook.grades if grade.name.startswith("test_"))
+    return seconds, scores
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--students", type=int, default=3, help="class size (default 3)")
+    parser.add_argument("--jobs", type=int, default=2, help="grade-batch --jobs (default 2)")
+    parser.add_argument("--seed", type=int, default=2024, help="seed of the class mix")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="grading-throughput-") as folder:
+        root = Path(folder)
+        plan = build_class(root / "submitted", args.students, args.seed)
+        count = len(plan)
+        kinds = [kind.split("/")[0] for kind in plan.values()]
+        print(f"class: {args.students} students, {count} notebooks "
+              f"({kinds.count('honest')} honest, {kinds.count('stub')} untouched, "
+              f"{kinds.count('wrong')} with a classic bug), {os.cpu_count()} CPUs")
+        ours_seconds, ours = run_ours(root / "submitted", root / "graded", args.jobs)
+        print(f"python -m autograder grade-batch --jobs {args.jobs}: {ours_seconds:.1f} s, "
+              f"{count / ours_seconds:.2f} notebooks/s")
+        theirs_seconds, theirs = run_nbgrader(root / "course", root / "submitted")
+        print(f"nbgrader autograde: {theirs_seconds:.1f} s, "
+              f"{count / theirs_seconds:.2f} notebooks/s")
+        differ = [(key, plan[key], ours.score(*key), theirs[key]) for key in sorted(plan)
+                  if abs(ours.score(*key) - theirs[key]) > 0.01]
+    ratio = theirs_seconds / ours_seconds
+    print(f"ratio: {ratio:.1f} x nbgrader's throughput")
+    print(f"verdicts: {count - len(differ)} of {count} notebooks got the same score from both")
+    for (student, notebook), kind, mine, nbgrader in differ:
+        print(f"  differ: {student} {notebook} ({kind}): grade-batch {mine:g}, "
+              f"nbgrader {nbgrader:g}")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
