@@ -197,14 +197,15 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
 
 def write_outputs(out: Path, submissions: list[Submission],
                   results: dict[Submission, grading.NotebookResult]) -> None:
-    rows = []
-    by_student: dict[str, list[grading.NotebookResult]] = {}
+    by_student: dict[str, list[Submission]] = {}
     for submission in submissions:
-        result = results[submission]
-        rows.append((submission.student, submission.assignment,
-                     submission.path.name.removesuffix(".ipynb"), result.score, result.max_score))
-        by_student.setdefault(submission.student, []).append(result)
-    for student, found in by_student.items():
+        by_student.setdefault(submission.student, []).append(submission)
+    counted: dict[Submission, grading.NotebookResult] = {}
+    for student, mine in by_student.items():
+        found = grading.count_once([results[submission] for submission in mine])
+        counted.update(zip(mine, found, strict=True))
         report.write_results(out / student / "results.json", found)
         report.write_atomic(out / student / "report.md", report.report_markdown(found, student))
+    rows = [(s.student, s.assignment, s.path.name.removesuffix(".ipynb"), counted[s].score,
+             counted[s].max_score) for s in submissions]
     report.write_atomic(out / "grades.csv", report.grades_csv(rows))

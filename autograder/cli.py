@@ -116,8 +116,8 @@ def _grade(args: argparse.Namespace) -> int:
     options = _options(args)
     _prepare(grading.exercises_in(args.notebooks))
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda path: grading.grade_safely(path, options),
-                                args.notebooks))
+        results = grading.count_once(list(pool.map(
+            lambda path: grading.grade_safely(path, options), args.notebooks)))
     report.write_results(args.results, results)
     text = report.report_markdown(results)
     if args.report:

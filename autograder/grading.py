@@ -10,7 +10,7 @@ outcome never arrived fails with a sentence that says why.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
@@ -319,6 +319,35 @@ def _not_graded(shown: str, exercise: Exercise | None, reason: str, path: Path) 
                           assignment=exercise.assignment, score=0.0,
                           max_score=exercise.max_score, items=items, problems=[reason],
                           readable=False)
+
+
+def count_once(results: list[NotebookResult]) -> list[NotebookResult]:
+    """One student's results with every exercise counted once: a second notebook of the same
+    exercise (a Jupyter "-Copy1", the same file in another folder) scores nothing. The copy
+    named exactly like the exercise counts, else the first one."""
+    counted: dict[str, int] = {}
+    for index, result in enumerate(results):
+        if result.max_score <= 0:
+            continue
+        first = counted.get(result.notebook)
+        if first is None or (_named_as_exercise(result)
+                             and not _named_as_exercise(results[first])):
+            counted[result.notebook] = index
+    adjusted = []
+    for index, result in enumerate(results):
+        first = counted.get(result.notebook, index)
+        if first == index or result.max_score <= 0:
+            adjusted.append(result)
+            continue
+        why = (f"not counted: {results[first].path} is the notebook graded for "
+               f"{result.notebook}; each exercise counts once")
+        adjusted.append(replace(result, score=0.0, max_score=0.0, items=[],
+                                problems=[why, *result.problems], readable=False))
+    return adjusted
+
+
+def _named_as_exercise(result: NotebookResult) -> bool:
+    return Path(result.path).name == f"{result.notebook}.ipynb"
 
 
 # -- untrusted data ----------------------------------------------------------------------

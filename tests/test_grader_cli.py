@@ -92,18 +92,27 @@ def test_stub_report_says_which_tests_failed_and_why(graded):
     assert "a star selects every minute 0-59" in report and "NotImplementedError" in report
 
 
-def test_claimed_points_are_ignored_and_a_renamed_notebook_is_recognised(tmp_path):
+def test_claimed_points_are_ignored_and_an_exercise_counts_once(tmp_path):
     stub = fixtures.stub_submission(PARSE)
     for cell in stub.cells:
         meta = cell.metadata.get("nbgrader", {})
         if meta.get("grade"):
             meta["points"] = 1000  # the submission claims more than the rubric's points
     claimed = write(stub, tmp_path / "01_parse_cron_field.ipynb")
+    copy = write(fixtures.honest_submission(PARSE), tmp_path / "01_parse_cron_field-Copy1.ipynb")
+    results = tmp_path / "results.json"
+    done = autograder("grade", copy, claimed, "--results", results)
+    assert done.returncode == 0
+    data = json.loads(results.read_text())
+    assert (data["score"], data["max_score"]) == (0, PARSE.max_score)
+    assert "not counted" in data["output"]
+
+
+def test_a_renamed_notebook_is_recognised_by_its_graded_cells(tmp_path):
     renamed = write(fixtures.honest_submission(PARSE), tmp_path / "my homework (1).ipynb")
     results = tmp_path / "results.json"
-    assert autograder("grade", claimed, renamed, "--results", results).returncode == 0
-    data = json.loads(results.read_text())
-    assert (data["score"], data["max_score"]) == (PARSE.max_score, 2 * PARSE.max_score)
+    assert autograder("grade", renamed, "--results", results).returncode == 0
+    assert json.loads(results.read_text())["score"] == PARSE.max_score
 
 
 def test_unreadable_and_missing_notebooks_get_zero_and_a_message(tmp_path):
