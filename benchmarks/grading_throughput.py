@@ -24,7 +24,6 @@ import argparse
 import os
 import random
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,14 +35,18 @@ BIN = str(Path(sys.executable).parent)
 os.environ["PATH"] = BIN + os.pathsep + os.environ.get("PATH", "")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
-from grader_cli import Grades, existing_exercises, grade_batch, place  # noqa: E402
-from nbgrader.api import Gradebook  # noqa: E402
+from grader_cli import (  # noqa: E402
+    Grades,
+    existing_exercises,
+    grade_batch,
+    nbgrader_autograde,
+    nbgrader_course,
+    place,
+)
 
 from autograder import fixtures  # noqa: E402
-from autograder.reference import SOLUTIONS  # noqa: E402
 from autograder.rubric import Exercise  # noqa: E402
 
-NBGRADER = str(Path(BIN) / "nbgrader")
 SLOW = ("forever", "loop")  # wrong entries whose runs end at a time limit
 
 
@@ -79,29 +82,10 @@ def run_ours(submitted: Path, out: Path, jobs: int) -> tuple[float, Grades]:
 
 
 def run_nbgrader(course: Path, submitted: Path) -> tuple[float, dict[tuple[str, str], float]]:
-    shutil.copytree(SOLUTIONS, course / "solutions")
-    shutil.copy(REPOSITORY / "nbgrader_config.py", course / "nbgrader_config.py")
-    assignments = sorted({e.assignment for e in existing_exercises()})
-    for assignment in assignments:
-        subprocess.run([NBGRADER, "generate_assignment", assignment, "--force",
-                        "--log-level=ERROR"], cwd=course, check=True, capture_output=True)
-    shutil.copytree(submitted, course / "submitted")
+    shutil.copytree(submitted, nbgrader_course(course))
     started = time.perf_counter()
-    for assignment in assignments:
-        done = subprocess.run([NBGRADER, "autograde", assignment, "--log-level=ERROR"],
-                              cwd=course, capture_output=True, text=True)
-        if done.returncode != 0:
-            sys.exit(f"nbgrader autograde {assignment} failed:\n{done.stderr[-3000:]}")
-    seconds = time.perf_counter() - started
-    scores = {}
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as book:
-        for exercise in existing_exercises():
-            for student in sorted(p.name for p in submitted.iterdir()):
-                notebook = book.find_submission_notebook(exercise.notebook, exercise.assignment,
-                                                         student)
-                scores[(student, exercise.notebook)] = sum(
-                    grade.score for grade in notebook.grades if grade.name.startswith("test_"))
-    return seconds, scores
+    scores = nbgrader_autograde(course)
+    return time.perf_counter() - started, scores
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -88,3 +88,40 @@ def item_scores(results_json: Path, exercise: Exercise) -> dict[str, float]:
         mine = [t for t in tests if t["name"] == prefix or t["name"].startswith(prefix + ":")]
         scores[item.grade_id] = round(sum(t["score"] for t in mine), 2)
     return scores
+
+
+NBGRADER = str(Path(sys.executable).parent / "nbgrader")
+
+
+def nbgrader_course(course: Path) -> Path:
+    """A temporary nbgrader course made from solutions/ and our nbgrader_config.py, with every
+    existing assignment generated; submissions go in the returned submitted/ folder."""
+    import shutil
+
+    shutil.copytree(SOLUTIONS, course / "solutions")
+    shutil.copy(REPOSITORY / "nbgrader_config.py", course / "nbgrader_config.py")
+    for assignment in sorted({e.assignment for e in existing_exercises()}):
+        subprocess.run([NBGRADER, "generate_assignment", assignment, "--force",
+                        "--log-level=ERROR"], cwd=course, check=True, capture_output=True)
+    return course / "submitted"
+
+
+def nbgrader_autograde(course: Path) -> dict[tuple[str, str], float]:
+    """Run `nbgrader autograde` for every assignment of the course's submitted/ folder and
+    read the points of the grade cells back from its gradebook: (student, notebook) -> score."""
+    from nbgrader.api import Gradebook
+
+    submitted = course / "submitted"
+    for assignment in sorted({p.name for p in submitted.glob("*/*") if p.is_dir()}):
+        done = subprocess.run([NBGRADER, "autograde", assignment, "--log-level=ERROR"],
+                              cwd=course, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"nbgrader autograde {assignment} failed:\n{done.stderr[-3000:]}")
+    scores = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as book:
+        for path in sorted(submitted.glob("*/*/*.ipynb")):
+            student, assignment = path.parts[-3], path.parts[-2]
+            notebook = book.find_submission_notebook(path.stem, assignment, student)
+            scores[(student, path.stem)] = round(sum(
+                grade.score for grade in notebook.grades if grade.name.startswith("test_")), 2)
+    return scores

@@ -1,11 +1,11 @@
-# threat: forked children together hold far more than the memory limit.
+# threat: 8 forked children of 200 MiB each together hold over twice the memory limit.
 # notebook: 01_parse_cron_field
 # max-points: 0
 # %% answer_parse_cron_field
 import os
 import time
 
-BLOCK_MIB = 400
+BLOCK_MIB = 200
 report = "not tried yet"
 
 
