@@ -2,7 +2,8 @@
 
 The whole hostile corpus (tests/corpus/hostile/*.py, plus the damaged files built below) is
 graded as ONE class with `python -m autograder grade-batch --sandbox=required --jobs 2`,
-every hostile student followed by an honest one so that they run side by side. Then:
+every hostile student followed by an honest one (with the last exercise that exists, whose
+tests start threads) so that they run side by side. Then:
 
 - no hostile student scores above its `# max-points:` (a number, or "as <corpus entry>":
   no more than that entry earns in the same batch);
@@ -342,8 +343,9 @@ def batch(tmp_path_factory) -> Batch:
                 target.symlink_to(made)
             else:
                 place(submitted, student, entry.exercise, made, name)
-        neighbour = f"{index:02d}-zz-honest"
-        place(submitted, neighbour, PARSE, fixtures.honest_submission(PARSE))
+        # The most demanding exercise (07 starts threads) shows a neighbour starved of processes.
+        neighbour, exercise = f"{index:02d}-zz-honest", existing_exercises()[-1]
+        place(submitted, neighbour, exercise, fixtures.honest_submission(exercise))
         honest.append(neighbour)
         if entry.twin:
             twin = fixtures.read_corpus_entry(CORPUS / f"{entry.twin}.py")
