@@ -1,4 +1,4 @@
-"""Hidden tests for the scheduling: scheduler_settings, local_label, scheduled_tick (notebook 07)."""
+"""Hidden tests for scheduling: scheduler_settings, local_label, scheduled_tick (notebook 07)."""
 
 from datetime import datetime, timezone
 

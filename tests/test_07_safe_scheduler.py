@@ -1,0 +1,225 @@
+"""Notebook 07 (safe scheduler): the reference earns 25 and the stub 0, each kept bug loses
+points on the item it names, the notebook's backoff_delays is notebook 05's, the run key and
+catch_up agree with independent oracles, the notebook's APScheduler settings behave as promised
+in a real scheduler, and the replayed day behind the timeline figure is the one described."""
+
+import hashlib
+import json
+import random
+import threading
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import nbformat
+import pytest
+from apscheduler.events import EVENT_JOB_EXECUTED, EVENT_JOB_MAX_INSTANCES, EVENT_JOB_MISSED
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.cron import CronTrigger
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autograder import reference
+from autograder.fixtures import (
+    corpus_submission,
+    honest_submission,
+    read_corpus,
+    score_in_process,
+    stub_submission,
+)
+from autograder.reference import SOLUTIONS, nbgrader_meta
+from autograder.rubric import exercise_for
+
+EXERCISE = exercise_for("07_safe_scheduler")
+CORPUS = Path(__file__).parent / "corpus" / "wrong" / "07_safe_scheduler"
+UTC = timezone.utc
+ZONES = ["UTC", "Asia/Karachi", "America/New_York", "Europe/London", "Asia/Kolkata",
+         "Australia/Lord_Howe"]
+
+
+@pytest.fixture(scope="module")
+def ns() -> dict:
+    return reference.namespace(EXERCISE)
+
+
+@pytest.fixture(scope="module")
+def honest_scores() -> dict:
+    return score_in_process(honest_submission(EXERCISE), EXERCISE)
+
+
+def test_the_reference_earns_every_point(honest_scores):
+    assert honest_scores == {item.grade_id: item.points for item in EXERCISE.items}
+
+
+def test_the_stub_earns_nothing():
+    scores = score_in_process(stub_submission(EXERCISE), EXERCISE)
+    assert scores == {item.grade_id: 0.0 for item in EXERCISE.items}
+
+
+@pytest.mark.parametrize("entry", read_corpus(CORPUS), ids=lambda entry: entry.name)
+def test_each_kept_bug_loses_points_on_its_item(entry, honest_scores):
+    scores = score_in_process(corpus_submission(entry), EXERCISE)
+    lost = entry.header["loses"]
+    assert scores[lost] < honest_scores[lost], f"{entry.name} kept every point of {lost}: {scores}"
+    for grade_id, points in scores.items():
+        assert points <= honest_scores[grade_id], f"{entry.name} beat the reference on {grade_id}"
+
+
+def test_the_corpus_covers_the_bugs_the_issue_names():
+    names = {path.stem for path in CORPUS.glob("*.py")}
+    assert {"key_ignores_config_hash", "duplicate_runs_twice", "stale_lease_never_recovered",
+            "deleted_first_attempt", "backfilled_gap", "succeeded_before_artifacts",
+            "validation_retried"} <= names
+
+
+def answer_cell(path: Path, grade_id: str) -> str:
+    notebook = nbformat.read(path, as_version=4)
+    return next(cell.source for cell in notebook.cells
+                if nbgrader_meta(cell).get("grade_id") == grade_id)
+
+
+def test_backoff_delays_is_a_copy_of_notebook_05():
+    ours = answer_cell(SOLUTIONS / EXERCISE.path, "answer_backoff_delays")
+    theirs = answer_cell(SOLUTIONS / exercise_for("05_backoff_delays").path,
+                         "answer_backoff_delays")
+    assert ours == theirs, "notebook 07's backoff_delays drifted from notebook 05's: rebuild 07"
+
+
+# --------------------------------------------------------------------------- oracles
+
+def oracle_key(job, start, end, config, source) -> str:
+    def canonical(value) -> bytes:
+        return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
+    parts = {"job": job, "window_start": start.astimezone(UTC).isoformat(),
+             "window_end": end.astimezone(UTC).isoformat(),
+             "config_hash": hashlib.sha256(canonical(config)).hexdigest(), "source": source}
+    return hashlib.sha256(canonical(parts)).hexdigest()
+
+
+def test_run_key_matches_an_independent_oracle_and_never_collides(ns):
+    rng = random.Random(7)
+    seen: dict[str, tuple] = {}
+    for _ in range(1500):
+        zone = ZoneInfo(rng.choice(ZONES))
+        start = datetime(2024, 1, 1, tzinfo=UTC) + timedelta(minutes=15 * rng.randrange(40000))
+        end = start + timedelta(minutes=rng.choice([15, 60, 1440]))
+        config = {rng.choice("abcde"): rng.choice([1, 2.5, "x", None, [1, 2], {"k": 1}])
+                  for _ in range(rng.randrange(4))}
+        job, source = rng.choice(["psx_hourly", "psx_daily"]), rng.choice(["cache", "live"])
+        key = ns["run_key"](job, start.astimezone(zone), end.astimezone(zone), config, source)
+        assert key == oracle_key(job, start, end, config, source)
+        identity = (job, start, end, json.dumps(config, sort_keys=True), source)
+        assert seen.setdefault(key, identity) == identity, "two different runs share a key"
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(max_size=5), st.integers() | st.text(max_size=5), max_size=6))
+def test_config_hash_ignores_key_order(config):
+    config_hash = reference.namespace(EXERCISE)["config_hash"]
+    assert config_hash(dict(reversed(list(config.items())))) == config_hash(config)
+
+
+def test_catch_up_matches_a_minute_by_minute_oracle(ns):
+    db = ns["connect"](":memory:")
+    ns["create_runs_table"](db)
+    rng = random.Random(11)
+    for case in range(300):
+        period = rng.choice([15, 60])
+        last_end = datetime(2024, 3, 15, tzinfo=UTC) + timedelta(minutes=period * rng.randrange(96))
+        now = last_end + timedelta(minutes=rng.randrange(-30, 8 * 60), seconds=rng.randrange(60))
+        plan = ns["catch_up"](db, f"job{case}", last_end, now, period)
+        # Oracle: walk the minutes; a window is due once its end has passed.
+        ends = [last_end + timedelta(minutes=period * k) for k in range(1, 40)]
+        closed = [end for end in ends if end <= now]
+        expected_run = (closed[-1] - timedelta(minutes=period), closed[-1]) if closed else None
+        expected_gaps = [(end - timedelta(minutes=period), end) for end in closed[:-1]]
+        assert plan == {"run": expected_run, "gaps": expected_gaps}, (last_end, now, period)
+        logged = db.execute("SELECT COUNT(*) FROM gaps WHERE job = ?", (f"job{case}",)).fetchone()
+        assert logged[0] == len(expected_gaps)
+    assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0, "catch_up created runs"
+
+
+# --------------------------------------------------------------------------- APScheduler
+
+def wait_for(predicate, seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_the_settings_work_in_a_real_apscheduler(ns):
+    settings_ = ns["scheduler_settings"]("psx_hourly", 5, 30, 2, "Asia/Karachi")
+    zone = ZoneInfo(settings_["timezone"])
+    # The trigger, asked about an injected moment: hourly at :05 Karachi time.
+    trigger = CronTrigger(minute=settings_["minute"], timezone=zone)
+    fire = trigger.get_next_fire_time(None, datetime(2024, 3, 15, 6, 7, tzinfo=UTC))
+    assert fire.astimezone(UTC) == datetime(2024, 3, 15, 7, 5, tzinfo=UTC)
+
+    events: list[tuple[int, str]] = []
+    started, release = threading.Event(), threading.Event()
+
+    def slow_run():
+        started.set()
+        release.wait(5)
+
+    scheduler = BackgroundScheduler(timezone=zone)
+    scheduler.add_listener(lambda event: events.append((event.code, event.job_id)),
+                           EVENT_JOB_EXECUTED | EVENT_JOB_MISSED | EVENT_JOB_MAX_INSTANCES)
+    scheduler.start()
+    try:
+        job = scheduler.add_job(slow_run, next_run_time=datetime.now(zone), **settings_)
+        assert str(job.trigger) == "cron[minute='5']" and job.trigger.timezone == zone
+        assert (job.max_instances, job.coalesce, job.misfire_grace_time) == (1, True, 1680)
+        assert started.wait(5), "the job did not fire"
+        # A second firing while the first still runs is refused: max_instances=1.
+        job.modify(next_run_time=datetime.now(zone))
+        scheduler.wakeup()
+        assert wait_for(lambda: (EVENT_JOB_MAX_INSTANCES, "psx_hourly") in events)
+        release.set()
+        assert wait_for(lambda: (EVENT_JOB_EXECUTED, "psx_hourly") in events)
+        # replace_existing: adding the job again on restart replaces it instead of failing.
+        scheduler.add_job(slow_run, next_run_time=datetime.now(zone) + timedelta(hours=1),
+                          **settings_)
+        assert len(scheduler.get_jobs()) == 1
+        # A firing later than misfire_grace_time is skipped; one within it still runs.
+        # (Date triggers, so that no cron firing falls between the late time and now.)
+        grace = timedelta(seconds=settings_["misfire_grace_time"])
+        safety = {name: settings_[name]
+                  for name in ("max_instances", "coalesce", "misfire_grace_time")}
+        scheduler.add_job(print, "date", run_date=datetime.now(zone) - grace - timedelta(minutes=1),
+                          id="too_late", **safety)
+        scheduler.add_job(lambda: None, "date", run_date=datetime.now(zone) - grace / 2,
+                          id="late_but_useful", **safety)
+        assert wait_for(lambda: (EVENT_JOB_MISSED, "too_late") in events)
+        assert wait_for(lambda: (EVENT_JOB_EXECUTED, "late_but_useful") in events)
+        assert (EVENT_JOB_EXECUTED, "too_late") not in events
+    finally:
+        release.set()
+        scheduler.shutdown(wait=True)
+
+
+# --------------------------------------------------------------------------- the figure's data
+
+def narrative_cell(marker: str) -> str:
+    notebook = nbformat.read(SOLUTIONS / EXERCISE.path, as_version=4)
+    return next(cell.source for cell in notebook.cells
+                if cell.cell_type == "code" and marker in cell.source)
+
+
+def test_the_replayed_day_has_every_event_the_timeline_shows(ns):
+    names = dict(ns)
+    exec(narrative_cell("RAW = (DATA"), names)
+    exec("import tempfile\n" + narrative_cell("def simulate_day"), names)
+    kinds: dict[float, list[str]] = {}
+    for event in names["history"]:
+        kinds.setdefault(event["window"], []).append(event["kind"])
+    assert {window: sorted(found) for window, found in kinds.items()} == {
+        4.0: ["succeeded"], 5.0: ["retried"], 6.0: ["duplicate", "succeeded"],
+        7.0: ["expired", "recovered"], 8.0: ["failed"], 9.0: ["gap"], 10.0: ["gap"],
+        11.0: ["gap"], 12.0: ["succeeded"]}
+    assert names["states"] == [("FAILED", 1), ("SUCCEEDED", 5)]
+    assert names["gap_rows"] == 3
