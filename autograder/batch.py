@@ -167,7 +167,8 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
     width = len(str(len(todo)))
     pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="grade")
     try:
-        futures = {pool.submit(grading.grade_safely, s.path, options, s.key): s for s in todo}
+        futures = {pool.submit(grading.grade_safely, s.path, options, s.key, submitted): s
+                   for s in todo}
         for done, future in enumerate(as_completed(futures), start=1):
             submission = futures[future]
             result = future.result()

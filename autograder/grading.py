@@ -9,6 +9,7 @@ outcome never arrived fails with a sentence that says why.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import asdict, dataclass, field, replace
 from functools import cache
@@ -20,6 +21,7 @@ from .reference import SOLUTIONS, nbgrader_meta
 from .rubric import EXERCISES, Exercise, exercise_for
 
 MAX_CELL_PROBLEMS = 20
+MAX_CODE_CHARACTERS = 2**20  # in all code cells together; a handed-in lab holds a few KiB
 _READY: set[str] = set()  # grade_ids whose expected outcomes prepare() computed
 _BROKEN: dict[str, str] = {}  # notebook -> why its reference solution cannot be used
 
@@ -170,11 +172,21 @@ def _cases(exercise: Exercise) -> tuple[dict, ...]:
 
 # -- grading -----------------------------------------------------------------------------
 
-def grade_notebook(path: Path, options: Options, shown_as: str | None = None) -> NotebookResult:
-    """Grade one notebook file; every problem becomes a message in the result."""
+def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
+                   within: Path | None = None) -> NotebookResult:
+    """Grade one notebook file; every problem becomes a message in the result.
+
+    The file is read by this trusted process, so it must be a file of its own: never a
+    symbolic link (to a solution, say) and, with `within`, inside that folder for real."""
     path = Path(path)
     shown = shown_as or str(path)
     started = time.monotonic()
+    real = Path(os.path.realpath(path))
+    protected = (Path(os.path.realpath(SOLUTIONS)), Path(__file__).resolve().parent)
+    if path.is_symlink() or any(folder in real.parents for folder in protected) or (
+            within is not None and Path(os.path.realpath(within)) not in real.parents):
+        return _not_graded(shown, exercise_for(path.name), f"{shown} is a symbolic link or "
+                           "not a submitted file of its own; submit the notebook file itself", path)
     try:
         notebook = read_notebook(path)
     except NotebookError as error:
@@ -183,6 +195,12 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None) ->
     except OSError as error:
         return _not_graded(shown, exercise_for(path.name),
                            f"{shown} could not be read ({error.strerror or error})", path)
+    code = sum(len(str(cell.get("source", ""))) for cell in notebook.cells
+               if isinstance(cell, dict) and cell.get("cell_type") == "code")
+    if code > MAX_CODE_CHARACTERS:
+        return _not_graded(shown, recognise(path, notebook), f"{shown} holds {code // 2**20} "
+                           f"MiB of code, more than the {MAX_CODE_CHARACTERS // 2**20} MiB the "
+                           "grader reads; remove the large cells", path)
     exercise = recognise(path, notebook)
     if exercise is None:
         return _not_graded(shown, None, f"{shown} is not one of the course's notebooks: its "
@@ -206,10 +224,11 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None) ->
     return result
 
 
-def grade_safely(path: Path, options: Options, shown_as: str | None = None) -> NotebookResult:
+def grade_safely(path: Path, options: Options, shown_as: str | None = None,
+                 within: Path | None = None) -> NotebookResult:
     """`grade_notebook`, but a bug in the grader becomes a message instead of ending a batch."""
     try:
-        return grade_notebook(path, options, shown_as)
+        return grade_notebook(path, options, shown_as, within)
     except Exception as error:
         shown = shown_as or str(path)
         result = _not_graded(shown, exercise_for(Path(path).name),
@@ -284,7 +303,8 @@ def _missing_reason(run: runner.RunResult, limits: runner.Limits) -> tuple[str, 
         return None
     code = run.returncode
     if code is not None and code < 0:
-        how = {9: "was killed", 24: "used up its CPU time", 11: "crashed"}.get(
+        how = {9: "was killed (over its memory or process limit?)", 24: "used up its CPU time",
+               11: "crashed"}.get(
             -code, f"was stopped by signal {-code}")
         ended = f"the grading process {how}"
     elif code is None:

@@ -300,6 +300,62 @@ def reap_orphans() -> int:
     return killed
 
 
+class _Cgroup:
+    """A control group capping the memory and the number of processes of one sandbox as a
+    whole (rlimits only cap each process). Best effort: cgroup v1 or v2 when this process may
+    create groups (root), otherwise nothing and the rlimits alone apply."""
+
+    def __init__(self, memory_bytes: int, processes: int) -> None:
+        self.folders: list[Path] = []
+        name = f"autograder-{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}"
+        if os.geteuid() != 0:
+            return
+        v2 = Path("/sys/fs/cgroup/unified") if Path("/sys/fs/cgroup/unified/cgroup.controllers"
+                                                     ).is_file() else Path("/sys/fs/cgroup")
+        controllers = v2 / "cgroup.subtree_control"
+        try:
+            if controllers.is_file() and {"memory", "pids"} <= set(controllers.read_text().split()):
+                self._make(v2 / name, {"memory.max": memory_bytes, "memory.swap.max": 0,
+                                       "pids.max": processes})
+            elif Path("/sys/fs/cgroup/memory/cgroup.procs").is_file():
+                self._make(Path("/sys/fs/cgroup/memory") / name,
+                           {"memory.limit_in_bytes": memory_bytes})
+                if Path("/sys/fs/cgroup/pids/cgroup.procs").is_file():
+                    self._make(Path("/sys/fs/cgroup/pids") / name, {"pids.max": processes})
+        except OSError:
+            self.remove()
+
+    def _make(self, folder: Path, limits: dict[str, int]) -> None:
+        folder.mkdir()
+        self.folders.append(folder)
+        for key, value in limits.items():
+            if (folder / key).exists():
+                (folder / key).write_text(str(value))
+
+    def wrap(self, command: list[str]) -> list[str]:
+        """`command`, started from a shell that first moves itself into the groups."""
+        if not self.folders:
+            return command
+        script = 'for f in "$@"; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; ' \
+                 'shift; done; shift; exec "$@"'
+        procs = [str(folder / "cgroup.procs") for folder in self.folders]
+        return ["/bin/sh", "-c", script, "sh", *procs, "--", *command]
+
+    def remove(self) -> None:
+        for folder in self.folders:
+            for _ in range(50):
+                try:
+                    for pid in (folder / "cgroup.procs").read_text().split():
+                        os.kill(int(pid), signal.SIGKILL)
+                    folder.rmdir()
+                    break
+                except (ProcessLookupError, FileNotFoundError):
+                    break
+                except OSError:
+                    time.sleep(0.01)
+        self.folders = []
+
+
 def _scratch_folder(assignment: str) -> tuple[tempfile.TemporaryDirectory, Path]:
     """A private working folder for a plain (not bubblewrapped) worker, with a `data`
     link beside it so notebooks find the course data the way they do in the sandbox."""
@@ -341,7 +397,8 @@ def run(job: dict, limits: Limits, sandbox: Sandbox, assignment: str = "") -> Ru
         holder, scratch = _scratch_folder(assignment)
     read_end, write_end = os.pipe()
     folder = str(SANDBOX_PACKAGE.parent)
-    command = sandbox.command(folder, limits, write_end, assignment)
+    group = _Cgroup((limits.memory_mb + INTERPRETER_MB) * 2**20, limits.processes)
+    command = group.wrap(sandbox.command(folder, limits, write_end, assignment))
     started = time.monotonic()
     try:
         with _live_lock:
@@ -355,6 +412,7 @@ def run(job: dict, limits: Limits, sandbox: Sandbox, assignment: str = "") -> Ru
     except OSError:
         os.close(read_end)
         os.close(write_end)
+        group.remove()
         if holder:
             holder.cleanup()
         raise
@@ -368,6 +426,7 @@ def run(job: dict, limits: Limits, sandbox: Sandbox, assignment: str = "") -> Ru
     finally:
         _kill_group(process)
         process.wait()
+        group.remove()
         with _live_lock:
             _live.discard(process)
         if _reaping:
