@@ -62,7 +62,10 @@ def namespace(exercise: Exercise) -> dict:
     try:
         for cell in cells:
             if is_setup_cell(cell) or is_answer_cell(cell):
-                exec(compile(cell.source, f"<reference {exercise.notebook}>", "exec"), names)
+                # dont_inherit: notebook code must not pick up this module's __future__ imports
+                code = compile(cell.source, f"<reference {exercise.notebook}>", "exec",
+                               dont_inherit=True)
+                exec(code, names)
     finally:
         os.chdir(here)
     return names

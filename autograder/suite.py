@@ -107,6 +107,27 @@ def describe(outcome: dict) -> str:
     return "no result (the notebook's code ended the grading process)"
 
 
+def _dict_differences(expected: object, actual: object) -> str:
+    """For two observation dicts, name only the entries that differ ("" when not dicts)."""
+    try:
+        if not (isinstance(expected, dict) and "__dict__" in expected
+                and isinstance(actual, dict) and "__dict__" in actual):
+            return ""
+        wanted = {plain.show(k, 80): v for k, v in expected["__dict__"]}
+        found = {plain.show(k, 80): v for k, v in actual["__dict__"]}
+    except (TypeError, ValueError, KeyError):
+        return ""
+    parts = []
+    for key, value in wanted.items():
+        if key not in found:
+            parts.append(f"{key} is missing (expected {plain.show(value, 160)})")
+        elif not plain.same(value, found[key]):
+            parts.append(f"{key}: expected {plain.show(value, 160)}, "
+                         f"got {plain.show(found[key], 160)}")
+    parts += [f"unexpected {key}" for key in found if key not in wanted]
+    return "; ".join(parts[:4]) + (f"; and {len(parts) - 4} more" if len(parts) > 4 else "")
+
+
 def judge(case: Case, expected: dict, actual: dict | None) -> tuple[bool, str]:
     """Compare one outcome with the reference's; return (passed, message for the student)."""
     actual = actual if isinstance(actual, dict) else {}
@@ -125,6 +146,9 @@ def judge(case: Case, expected: dict, actual: dict | None) -> tuple[bool, str]:
     if "value" in expected:
         if "value" in actual and plain.same(expected["value"], actual["value"]):
             return True, ""
+        differences = _dict_differences(expected["value"], actual.get("value"))
+        if differences:
+            return False, f"{call_text}: {differences}"
         return False, f"{call_text}: expected {describe(expected)}, got {describe(actual)}"
     raise RuntimeError(f"the reference solution failed on {call_text}: {describe(expected)}")
 

@@ -54,7 +54,7 @@ def run_case(namespace: dict, case: dict) -> dict:
 def run_cell(namespace: dict, source: str, label: str, seconds: float) -> dict | None:
     """Execute one cell of notebook code; return a plain error description, or None."""
     try:
-        code = compile(source, f"<{label}>", "exec")
+        code = compile(source, f"<{label}>", "exec", dont_inherit=True)
     except SyntaxError as error:
         return {"raised": "SyntaxError", "mro": ["SyntaxError"],
                 "message": f"line {error.lineno}: {error.msg}"}
