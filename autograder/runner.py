@@ -325,7 +325,18 @@ class _Cgroup:
         except OSError:
             self.remove()
 
+    swept: set[Path] = set()
+
     def _make(self, folder: Path, limits: dict[str, int]) -> None:
+        if folder.parent not in _Cgroup.swept:  # groups of graders that were killed
+            _Cgroup.swept.add(folder.parent)
+            for stale in folder.parent.glob("autograder-*"):
+                owner = stale.name.split("-")[1]
+                if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+                    try:
+                        stale.rmdir()
+                    except OSError:
+                        pass
         folder.mkdir()
         self.folders.append(folder)
         for key, value in limits.items():
