@@ -109,18 +109,30 @@ def nbgrader_course(course: Path) -> Path:
 def nbgrader_autograde(course: Path) -> dict[tuple[str, str], float]:
     """Run `nbgrader autograde` for every assignment of the course's submitted/ folder and
     read the points of the grade cells back from its gradebook: (student, notebook) -> score."""
+    import shutil
+
     from nbgrader.api import Gradebook
 
     submitted = course / "submitted"
-    for assignment in sorted({p.name for p in submitted.glob("*/*") if p.is_dir()}):
-        done = subprocess.run([NBGRADER, "autograde", assignment, "--log-level=ERROR"],
-                              cwd=course, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"nbgrader autograde {assignment} failed:\n{done.stderr[-3000:]}")
+    assignments = sorted({p.name for p in submitted.glob("*/*") if p.is_dir()})
+    # One gradebook per assignment, so the assignments can be autograded side by side.
+    books = {a: course / f"gradebook-{a}.db" for a in assignments}
+    for book in books.values():
+        shutil.copy(course / "gradebook.db", book)
+    running = {
+        assignment: subprocess.Popen(
+            [NBGRADER, "autograde", assignment, "--log-level=ERROR",
+             f"--CourseDirectory.db_url=sqlite:///{books[assignment]}"],
+            cwd=course, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        for assignment in assignments}
+    for assignment, process in running.items():
+        _, errors = process.communicate()
+        if process.returncode != 0:
+            raise RuntimeError(f"nbgrader autograde {assignment} failed:\n{errors[-3000:]}")
     scores = {}
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as book:
-        for path in sorted(submitted.glob("*/*/*.ipynb")):
-            student, assignment = path.parts[-3], path.parts[-2]
+    for path in sorted(submitted.glob("*/*/*.ipynb")):
+        student, assignment = path.parts[-3], path.parts[-2]
+        with Gradebook(f"sqlite:///{books[assignment]}") as book:
             notebook = book.find_submission_notebook(path.stem, assignment, student)
             scores[(student, path.stem)] = round(sum(
                 grade.score for grade in notebook.grades if grade.name.startswith("test_")), 2)

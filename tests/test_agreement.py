@@ -1,5 +1,9 @@
 """nbgrader autograde and `python -m autograder grade` give every notebook the same score.
 
+This is also the instructor's nbgrader workflow end to end: generate_assignment from
+solutions/, submissions in submitted/<student>/<assignment>/, `nbgrader autograde`, scores read
+from nbgrader's gradebook. The reference answers earn every point and untouched copies 0.
+
 A small sample per exercise whose notebooks exist: the honest answers, the untouched stub and
 one entry of the wrong-solution corpus (the first one that ends within the time limits; a
 different one each run would make failures hard to repeat). nbgrader grades them in a
@@ -67,3 +71,15 @@ def test_nbgrader_and_our_grader_agree(scores, student, exercise, kind):
     theirs, ours = scores[(student, exercise.notebook)]
     assert abs(theirs - ours) <= 0.01, (
         f"{exercise.notebook} ({kind}): nbgrader gave {theirs}, python -m autograder {ours}")
+    if kind == "honest":
+        assert theirs == exercise.max_score, "the reference answers earn every point"
+    elif kind == "stub":
+        assert theirs == 0, "an untouched student copy earns nothing"
+    else:
+        assert theirs < exercise.max_score, f"{kind} should lose points"
+
+
+def test_every_exercise_is_in_the_sample():
+    from autograder.rubric import EXERCISES
+
+    assert [e.notebook for e in existing_exercises()] == [e.notebook for e in EXERCISES]
