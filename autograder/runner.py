@@ -10,7 +10,8 @@ With bubblewrap (`bwrap`, Debian package `bubblewrap`) the worker sees a read-on
 /course/data), a size-limited scratch folder as its working directory, no network, and its own
 process namespace, which dies with it. Without bubblewrap the same worker runs as a plain
 process with the same resource limits, and isolation is reduced (see `Sandbox.isolated`).
-In both cases the worker itself drops to uid 65534 before any notebook code runs.
+In both cases the worker itself drops to an unprivileged uid of its own (see SANDBOX_UIDS)
+before any notebook code runs.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import secrets
 import selectors
 import shutil
 import signal
@@ -32,6 +34,9 @@ from pathlib import Path
 SANDBOX_PACKAGE = Path(__file__).resolve().parent / "sandbox"
 DATA = Path(__file__).resolve().parent.parent / "data"
 UNPRIVILEGED = 65534
+# Each sandbox runs as a uid of its own from this range (no account needs to exist for it), so
+# a per-user limit such as RLIMIT_NPROC that one submission exhausts never touches another.
+SANDBOX_UIDS = range(200_000, 1_200_000)
 VENV = "/opt/venv"  # where the grader's venv appears inside the sandbox
 
 OUTPUT_CAP = 64 * 1024  # bytes of student stdout and of stderr kept per notebook
@@ -45,7 +50,7 @@ START_GRACE = 1.0  # seconds for starting the sandbox, not counted against the n
 # With -c, sys.path[0] is the working directory (the scratch folder): replace it with the
 # folder that holds the sandbox package. Python starts with -S (site's .pth files cost a third
 # of the start-up time), so site-packages are added by hand, last. Limits are set here, before
-# the worker runs any notebook code; the worker then drops to uid 65534.
+# the worker runs any notebook code; the worker then drops to its unprivileged uid.
 BOOTSTRAP = """\
 import resource, sys
 sys.path[0] = sys.argv[1]
@@ -78,7 +83,7 @@ class Limits:
     time: float = 60.0  # wall-clock seconds for the whole notebook
     memory_mb: int = 1024
     cell_time: float = 10.0  # seconds for one notebook cell
-    processes: int = 64  # processes of uid 65534 at once, machine-wide
+    processes: int = 64  # processes (and threads) of one sandbox at once
 
 
 @dataclass
@@ -144,7 +149,8 @@ class Sandbox:
                 "bubblewrap)")
         return Sandbox("plain")
 
-    def command(self, folder: str, limits: Limits, results_fd: int, assignment: str) -> list[str]:
+    def command(self, folder: str, limits: Limits, results_fd: int, assignment: str,
+                uid: int = UNPRIVILEGED) -> list[str]:
         python = sys.executable
         rlimits = ",".join(str(v) for v in (
             (limits.memory_mb + INTERPRETER_MB) * 2**20,
@@ -157,7 +163,7 @@ class Sandbox:
         venv = sys.prefix != sys.base_prefix
         packages = ":".join(_site_packages(VENV if venv and self.isolated else None))
         worker = [python, "-S", "-c", BOOTSTRAP, folder, rlimits, packages,
-                  "--results-fd", str(results_fd)]
+                  "--results-fd", str(results_fd), "--uid", str(uid)]
         if not self.isolated:
             return worker
         workdir = f"/course/scratch/{assignment or 'work'}"
@@ -367,7 +373,12 @@ class _Cgroup:
         self.folders = []
 
 
-def _scratch_folder(assignment: str) -> tuple[tempfile.TemporaryDirectory, Path]:
+def sandbox_uid() -> int:
+    """A fresh uid for one sandbox run."""
+    return SANDBOX_UIDS.start + secrets.randbelow(len(SANDBOX_UIDS))
+
+
+def _scratch_folder(assignment: str, uid: int) -> tuple[tempfile.TemporaryDirectory, Path]:
     """A private working folder for a plain (not bubblewrapped) worker, with a `data`
     link beside it so notebooks find the course data the way they do in the sandbox."""
     holder = tempfile.TemporaryDirectory(prefix="autograder-")
@@ -378,7 +389,7 @@ def _scratch_folder(assignment: str) -> tuple[tempfile.TemporaryDirectory, Path]
         (root / "data").symlink_to(DATA)
     if os.geteuid() == 0:
         for folder in (root, root / "scratch", workdir):
-            os.chown(folder, UNPRIVILEGED, UNPRIVILEGED)
+            os.chown(folder, uid, uid)
     return holder, workdir
 
 
@@ -404,12 +415,13 @@ def run(job: dict, limits: Limits, sandbox: Sandbox, assignment: str = "") -> Ru
         return result
     holder = None
     scratch = None
+    uid = sandbox_uid()
     if not sandbox.isolated:
-        holder, scratch = _scratch_folder(assignment)
+        holder, scratch = _scratch_folder(assignment, uid)
     read_end, write_end = os.pipe()
     folder = str(SANDBOX_PACKAGE.parent)
     group = _Cgroup((limits.memory_mb + INTERPRETER_MB) * 2**20, limits.processes)
-    command = group.wrap(sandbox.command(folder, limits, write_end, assignment))
+    command = group.wrap(sandbox.command(folder, limits, write_end, assignment, uid))
     started = time.monotonic()
     try:
         with _live_lock:

@@ -11,7 +11,10 @@ and results leave as JSON lines on the file descriptor named by --results-fd:
   {"event": "case", "id": str, "outcome": {...}}
   {"event": "done"}
 Student output goes to the ordinary stdout and stderr, which the parent caps.
-Run it as `python -I -m sandbox.worker --results-fd N` with this package's parent on sys.path.
+Run it as `python -I -m sandbox.worker --results-fd N [--uid U]` with this package's parent on
+sys.path. Started as root, it switches to uid U (default 65534) before any notebook code runs;
+the runner gives every sandbox a uid of its own, so per-user limits such as the process count
+cannot be exhausted by one submission for another.
 """
 
 from __future__ import annotations
@@ -24,15 +27,15 @@ import sys
 
 from .harness import run_case, run_cell
 
-UNPRIVILEGED = 65534  # "nobody"
+UNPRIVILEGED = 65534  # "nobody", when the parent names no uid of its own for this run
 
 
-def drop_privileges() -> None:
+def drop_privileges(uid: int = UNPRIVILEGED) -> None:
     """Never run student code as root, even inside the sandbox."""
     if os.geteuid() == 0:
         os.setgroups([])
-        os.setgid(UNPRIVILEGED)
-        os.setuid(UNPRIVILEGED)
+        os.setgid(uid)
+        os.setuid(uid)
 
 
 def main(argv: list[str]) -> int:
@@ -51,7 +54,8 @@ def main(argv: list[str]) -> int:
     job = json.loads(sys.stdin.read())
     sys.stdin = io.StringIO("")
     if os.environ.get("AUTOGRADER_KEEP_PRIVILEGES") != "1":
-        drop_privileges()
+        uid = int(argv[argv.index("--uid") + 1]) if "--uid" in argv else UNPRIVILEGED
+        drop_privileges(uid)
 
     namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
     cell_timeout = float(job.get("cell_timeout", 10.0))
