@@ -83,6 +83,23 @@ def _fenced(text: str) -> str:
     return f"{fence}text\n{text}\n{fence}"
 
 
+UNWRITTEN = "got NotImplementedError"
+
+
+def _failed_lines(item) -> list[str]:
+    """One line per failed test; one line in all for an item that was never written."""
+    failed = [test for test in item.tests if not test.passed]
+    if failed and len(failed) == len(item.tests) and all(
+            UNWRITTEN in test.output for test in failed):
+        return [f"- **{item.title}**: not written yet (all {len(failed)} hidden tests got "
+                "NotImplementedError, the untouched stub's answer)"]
+    lines = []
+    for test in failed:
+        name = test.name.split(": ", 1)[-1] if ": " in test.name else test.name
+        lines.append(f"- **{name}** (-{points(test.max_score)}): {test.output}")
+    return lines
+
+
 def report_markdown(results: list[NotebookResult], who: str = "") -> str:
     """A report a student can read: points per notebook, failed tests and why, problems."""
     score, max_score = total(results)
@@ -105,9 +122,8 @@ def report_markdown(results: list[NotebookResult], who: str = "") -> str:
         failed = [test for item in result.items for test in item.tests if not test.passed]
         if failed and result.readable:
             lines += ["Failed tests:", ""]
-            for test in failed:
-                name = test.name.split(": ", 1)[-1] if ": " in test.name else test.name
-                lines.append(f"- **{name}** (-{points(test.max_score)}): {test.output}")
+            for item in result.items:
+                lines += _failed_lines(item)
             lines.append("")
         if result.stderr.strip():
             shown = result.stderr[:OUTPUT_SHOWN]
