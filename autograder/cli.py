@@ -21,7 +21,7 @@ DEFAULT_JOBS = max(1, min(8, os.cpu_count() or 1))
 DESCRIPTION = """\
 Grade course notebooks against the hidden suites, running student code in a sandbox.
 
-Each notebook runs in its own worker process that drops to uid 65534 (nobody). With
+Each notebook runs in its own worker process under an unprivileged uid of its own. With
 bubblewrap (Debian package bubblewrap) the worker has no network, sees only Python, the
 sandbox probes and data/ (read-only), writes only to a size-limited scratch folder, and every
 process it starts ends with it. Expected values are computed outside the sandbox from
@@ -101,9 +101,9 @@ def _options(args: argparse.Namespace) -> grading.Options:
               "package bubblewrap, or pass --sandbox=required to refuse", file=sys.stderr)
     if not sandbox.isolated:
         runner.become_subreaper()
-    # RLIMIT_NPROC counts every process of uid 65534 on the machine, so it grows with --jobs.
+    # Every sandbox runs as a uid of its own, so the process limit is per notebook.
     return grading.Options(sandbox=sandbox, time_limit=args.time_limit,
-                           memory_limit_mb=args.memory_limit, processes=32 + 32 * args.jobs)
+                           memory_limit_mb=args.memory_limit, processes=64)
 
 
 def _grade(args: argparse.Namespace) -> int:

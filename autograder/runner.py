@@ -118,7 +118,7 @@ def bwrap_works() -> bool:
 
 def _namespace_flags() -> list[str]:
     if os.geteuid() == 0:
-        # As root no user namespace is needed, so the worker can still drop to uid 65534.
+        # As root no user namespace is needed, so the worker can still drop to its own uid.
         return ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
                 "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
     return ["--unshare-all", "--die-with-parent", "--new-session"]
