@@ -30,7 +30,7 @@ release: setup
 outputs: setup
 	@for nb in solutions/*/*.ipynb; do \
 		echo "executing $$nb"; \
-		jupyter nbconvert --to notebook --execute --inplace --log-level=WARN "$$nb" || exit 1; \
+		jupyter nbconvert --to notebook --execute --inplace --log-level=WARN --ExecutePreprocessor.record_timing=False "$$nb" || exit 1; \
 	done
 
 test: setup
