@@ -140,3 +140,17 @@ def test_student_copies_have_no_outputs_and_stubbed_answers(exercise):
             assert cell.outputs == [], "released notebooks carry no outputs"
         if is_answer_cell(cell):
             assert "raise NotImplementedError" in cell.source, nbgrader_meta(cell)["grade_id"]
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.notebook)
+def test_source_notebooks_store_their_figures(exercise):
+    """Stored outputs come from a real run (make outputs), figures included: a run with a
+    non-inline matplotlib backend would leave nbval nothing to compare and students no picture."""
+    notebook = nbformat.read(SOLUTIONS / exercise.path, as_version=4)
+    code_cells = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert all(cell.execution_count for cell in code_cells), "run `make outputs`"
+    figures = [cell for cell in code_cells if "plt.show()" in cell.source]
+    assert figures, "every notebook has at least one figure"
+    for cell in figures:
+        kinds = {kind for output in cell.outputs for kind in output.get("data", {})}
+        assert "image/png" in kinds, f"no stored picture for the cell starting {cell.source[:60]!r}"
