@@ -27,16 +27,17 @@ release: setup
 	@echo "notebooks/ regenerated from solutions/"
 
 # Re-execute the source notebooks so their stored outputs (compared by nbval) are current.
+# Figures need Jupyter's inline backend, so a MPLBACKEND from the environment is dropped.
 outputs: setup
 	@for nb in solutions/*/*.ipynb; do \
 		echo "executing $$nb"; \
-		jupyter nbconvert --to notebook --execute --inplace --log-level=WARN --ExecutePreprocessor.record_timing=False "$$nb" || exit 1; \
+		env -u MPLBACKEND jupyter nbconvert --to notebook --execute --inplace --log-level=WARN --ExecutePreprocessor.record_timing=False "$$nb" || exit 1; \
 	done
 
 test: setup
 	$(BIN)/python -m pytest tests -q
-	$(BIN)/python -m pytest --nbval solutions -q -p no:cacheprovider
-	$(BIN)/python -m pytest --nbval-lax notebooks -q -p no:cacheprovider
+	env -u MPLBACKEND $(BIN)/python -m pytest --nbval solutions -q -p no:cacheprovider
+	env -u MPLBACKEND $(BIN)/python -m pytest --nbval-lax notebooks -q -p no:cacheprovider
 
 lint: setup
 	$(BIN)/ruff check autograder tests benchmarks
