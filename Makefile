@@ -48,7 +48,7 @@ demo: release
 	$(BIN)/python -m autograder grade-batch $(DEMO_CLASS) --out $(DEMO_OUT)
 	@echo
 	@echo "Gradebook ($(DEMO_OUT)/grades.csv):"
-	@column -s, -t < $(DEMO_OUT)/grades.csv
+	@$(BIN)/python -m autograder.gradebook $(DEMO_OUT)/grades.csv
 	@echo
 	@echo "Per-student reports: $(DEMO_OUT)/<student>/report.md and results.json"
 
