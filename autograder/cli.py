@@ -113,6 +113,9 @@ def _grade(args: argparse.Namespace) -> int:
                          f"{results_folder} does not exist")
     if args.results.is_dir():
         raise UsageError(f"--results {args.results} is a folder; name a file")
+    missing = [str(path) for path in args.notebooks if not path.exists() and not path.is_symlink()]
+    if missing:
+        raise UsageError(f"no such notebook: {', '.join(missing)}")
     options = _options(args)
     _prepare(grading.exercises_in(args.notebooks))
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:

@@ -115,15 +115,23 @@ def test_a_renamed_notebook_is_recognised_by_its_graded_cells(tmp_path):
     assert json.loads(results.read_text())["score"] == PARSE.max_score
 
 
-def test_unreadable_and_missing_notebooks_get_zero_and_a_message(tmp_path):
+def test_an_unreadable_notebook_gets_zero_and_a_message(tmp_path):
     broken = tmp_path / "01_parse_cron_field.ipynb"
     broken.write_text("{ this is not JSON")
     results = tmp_path / "results.json"
-    done = autograder("grade", broken, tmp_path / "missing.ipynb", "--results", results)
+    done = autograder("grade", broken, "--results", results)
     assert done.returncode == 0, done.stderr
     data = json.loads(results.read_text())
     assert data["score"] == 0 and data["max_score"] == PARSE.max_score
-    assert "not valid JSON" in data["output"] and "does not exist" in data["output"]
+    assert "not valid JSON" in data["output"]
+
+
+def test_a_notebook_path_that_does_not_exist_is_a_usage_error(tmp_path):
+    results = tmp_path / "results.json"
+    done = autograder("grade", tmp_path / "missing.ipynb", "--results", results)
+    assert done.returncode == 2 and not results.exists()
+    assert done.stderr.strip().splitlines() == [
+        f"python -m autograder grade: error: no such notebook: {tmp_path / 'missing.ipynb'}"]
 
 
 @pytest.fixture(scope="module")
