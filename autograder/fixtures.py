@@ -154,15 +154,13 @@ def score_in_process(notebook: nbformat.NotebookNode, exercise: Exercise) -> dic
     scoring as the sandbox. For trusted submissions only (suite development and tests of
     the suites); `python -m autograder` is the safe path."""
     from .notebook import extract
-    from .sandbox.harness import run_cell
+    from .sandbox.harness import run_notebook_code
     from .suite import grade_in_process, item_points
 
     extracted = extract(notebook, exercise)
     namespace: dict = {"__name__": "__main__"}
-    for source in extracted.prelude:
-        run_cell(namespace, source, "setup", 30.0)
-    for cell in extracted.cells:
-        run_cell(namespace, cell["source"], cell["label"], 30.0)
+    for _ in run_notebook_code(namespace, extracted.prelude, extracted.cells, 30.0):
+        pass  # a cell that fails costs the cases that need it, as in the sandbox
     verdicts = grade_in_process(exercise, namespace)
     return {grade_id: item_points(found) for grade_id, found in verdicts.items()}
 
@@ -193,6 +191,23 @@ def submission_for(exercise: Exercise, kind: str) -> nbformat.NotebookNode | str
     return corpus_submission(entry)
 
 
+def place(submitted: Path, student: str, exercise: Exercise, made: object,
+          name: str | None = None) -> Path:
+    """Write one submission as SUBMITTED/<student>/<assignment>/<notebook>.ipynb.
+
+    `made` is a notebook node, or bytes/str for a file that is not one."""
+    name = name or f"{exercise.notebook}.ipynb"
+    target = Path(submitted) / student / exercise.assignment / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(made, bytes):
+        target.write_bytes(made)
+    elif isinstance(made, str):
+        target.write_text(made)
+    else:
+        nbformat.write(made, str(target))
+    return target
+
+
 def build_class(roster_path: Path, out: Path) -> int:
     """Write SUBMITTED/<student>/<assignment>/<notebook>.ipynb for every student of a roster.
 
@@ -213,15 +228,9 @@ def build_class(roster_path: Path, out: Path) -> int:
                 continue
             kind = plan.get("notebooks", {}).get(exercise.notebook, plan.get("default", "honest"))
             made = submission_for(exercise, kind)
-            if made is None:
-                continue
-            target = Path(out) / student / exercise.path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(made, str):
-                target.write_text(made)
-            else:
-                nbformat.write(made, str(target))
-            written += 1
+            if made is not None:
+                place(out, student, exercise, made)
+                written += 1
     return written
 
 

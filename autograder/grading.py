@@ -19,6 +19,7 @@ from . import runner, suite
 from .notebook import NotebookError, extract, read_notebook
 from .reference import SOLUTIONS, nbgrader_meta
 from .rubric import EXERCISES, Exercise, exercise_for
+from .sandbox import plain
 
 MAX_CELL_PROBLEMS = 20
 MAX_CODE_CHARACTERS = 2**20  # in all code cells together; a handed-in lab holds a few KiB
@@ -163,11 +164,7 @@ def _check_reference(exercise: Exercise, grade_id: str) -> None:
 
 @cache
 def _cases(exercise: Exercise) -> tuple[dict, ...]:
-    jobs = []
-    for item in exercise.items:
-        for index, case in enumerate(suite.cases_for(item)):
-            jobs.append(case.job(suite.case_id(item, index)))
-    return tuple(jobs)
+    return tuple(job for item in exercise.items for job in suite.jobs(item))
 
 
 # -- grading -----------------------------------------------------------------------------
@@ -378,7 +375,7 @@ def clean_outcome(outcome: object) -> dict | None:
         return None
     if set(outcome) == {"value"}:
         value = outcome["value"]
-        return {"value": value if is_plain(value) else {"__unsupported__": "malformed value"}}
+        return {"value": value if plain.is_plain(value) else {"__unsupported__": "malformed value"}}
     if set(outcome) == {"raised", "mro", "message"}:
         mro, raised, message = outcome["mro"], outcome["raised"], outcome["message"]
         if isinstance(raised, str) and isinstance(message, str) and isinstance(mro, list) \
@@ -391,50 +388,3 @@ def clean_outcome(outcome: object) -> dict | None:
     if set(outcome) == {"timeout"} and type(outcome["timeout"]) in (int, float):
         return {"timeout": float(outcome["timeout"])}
     return None
-
-
-_MARKERS = {
-    "__tuple__": list, "__set__": list, "__dict__": list, "__date__": str, "__float__": str,
-    "__bytes__": str, "__unsupported__": str, "__timedelta__": (int, float),
-    "__toolarge__": bool,
-}
-
-
-def is_plain(data: object, depth: int = 0) -> bool:
-    """Whether `data` has the grammar of `plain.to_plain`'s output (so reading it is safe)."""
-    if depth > 60:
-        return False
-    if data is None or type(data) in (bool, int, float, str):
-        return True
-    if type(data) is list:
-        return all(is_plain(item, depth + 1) for item in data)
-    if type(data) is not dict:
-        return False
-    if "__datetime__" in data:
-        tz = data.get("tz")
-        return (set(data) == {"__datetime__", "tz", "fold"}
-                and isinstance(data["__datetime__"], str) and type(data["fold"]) is int
-                and (tz is None or _is_zone(tz)))
-    if len(data) != 1:
-        return False
-    (key, value), = data.items()
-    if key not in _MARKERS or not isinstance(value, _MARKERS[key]) or type(value) is bool \
-            and key != "__toolarge__":
-        return False
-    if key == "__dict__":
-        return all(type(pair) is list and len(pair) == 2 and is_plain(pair[0], depth + 1)
-                   and is_plain(pair[1], depth + 1) for pair in value)
-    if type(value) is list:
-        return all(is_plain(item, depth + 1) for item in value)
-    return True
-
-
-def _is_zone(tz: object) -> bool:
-    if not isinstance(tz, dict):
-        return False
-    if set(tz) == {"zone"}:
-        return isinstance(tz["zone"], str)
-    if set(tz) == {"unsupported"}:
-        return isinstance(tz["unsupported"], str)
-    return set(tz) in ({"offset"}, {"offset", "utc"}) and type(tz["offset"]) in (int, float) \
-        and type(tz.get("utc", True)) is bool

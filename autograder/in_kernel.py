@@ -19,7 +19,6 @@ import warnings
 
 from . import suite
 from .rubric import item_for
-from .sandbox.harness import run_case
 
 
 def grade_cell(grade_id: str, namespace: dict) -> float:
@@ -28,12 +27,7 @@ def grade_cell(grade_id: str, namespace: dict) -> float:
     with contextlib.redirect_stderr(quiet), contextlib.redirect_stdout(quiet), \
             warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cases = suite.cases_for(item)
-        outcomes = {}
-        for index, case in enumerate(cases):
-            job = case.job(suite.case_id(item, index))
-            outcomes[job["id"]] = run_case(namespace, job)
-        verdicts = suite.score(exercise, item, outcomes)
+        verdicts = suite.grade_item_in_process(exercise, item, namespace)
     points = suite.item_points(verdicts)
     print(report_lines(item.title, verdicts, points, item.points))
     return points

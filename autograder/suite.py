@@ -80,15 +80,19 @@ def case_id(item: GradedItem, index: int) -> str:
     return f"{item.grade_id}:{index}"
 
 
+def jobs(item: GradedItem) -> list[dict]:
+    """Every case of one graded item as plain data for a worker, in suite order."""
+    return [case.job(case_id(item, index)) for index, case in enumerate(cases_for(item))]
+
+
 @cache
 def expected_outcomes(grade_id: str) -> tuple[dict, ...]:
     """What the reference solution does on every case of one graded item (computed once)."""
     exercise, item = item_for(grade_id)
     namespace = reference.namespace(exercise)
     outcomes = []
-    for index, case in enumerate(cases_for(item)):
-        job = case.job(case_id(item, index))
-        job["timeout"] = max(60.0, case.timeout * 20)  # the reference is trusted, not rushed
+    for job in jobs(item):
+        job["timeout"] = max(60.0, job["timeout"] * 20)  # the reference is trusted, not rushed
         outcomes.append(run_case(namespace, job))
     return tuple(outcomes)
 
@@ -171,17 +175,18 @@ def item_points(verdicts: list[Verdict]) -> float:
     return round(sum(v.points for v in verdicts), 2)
 
 
-def grade_in_process(exercise: Exercise, namespace: dict) -> dict[str, list[Verdict]]:
-    """Verdicts for every graded item of `exercise` on an already-built namespace.
+def grade_item_in_process(exercise: Exercise, item: GradedItem,
+                          namespace: dict) -> list[Verdict]:
+    """Verdicts for one graded item, running its cases on an already-built namespace.
 
     For trusted code only (suite development, the nbgrader grade cells): nothing here isolates
     the namespace's code from the grader.
     """
-    verdicts = {}
-    for item in exercise.items:
-        outcomes = {}
-        for index, case in enumerate(cases_for(item)):
-            job = case.job(case_id(item, index))
-            outcomes[job["id"]] = run_case(namespace, job)
-        verdicts[item.grade_id] = score(exercise, item, outcomes)
-    return verdicts
+    outcomes = {job["id"]: run_case(namespace, job) for job in jobs(item)}
+    return score(exercise, item, outcomes)
+
+
+def grade_in_process(exercise: Exercise, namespace: dict) -> dict[str, list[Verdict]]:
+    """`grade_item_in_process` for every graded item of `exercise`."""
+    return {item.grade_id: grade_item_in_process(exercise, item, namespace)
+            for item in exercise.items}

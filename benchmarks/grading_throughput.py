@@ -42,18 +42,10 @@ from grader_cli import (  # noqa: E402
     nbgrader_autograde,
     nbgrader_course,
     place,
+    wrong_kinds,
 )
 
 from autograder import fixtures  # noqa: E402
-from autograder.rubric import Exercise  # noqa: E402
-
-SLOW = ("forever", "loop")  # wrong entries whose runs end at a time limit
-
-
-def kinds_for(exercise: Exercise) -> list[str]:
-    folder = REPOSITORY / "tests" / "corpus" / "wrong" / exercise.notebook
-    return [f"wrong/{exercise.notebook}/{p.stem}" for p in sorted(folder.glob("*.py"))
-            if not any(word in p.stem for word in SLOW)]
 
 
 def build_class(submitted: Path, students: int, seed: int) -> dict[tuple[str, str], str]:
@@ -63,7 +55,7 @@ def build_class(submitted: Path, students: int, seed: int) -> dict[tuple[str, st
     for number in range(1, students + 1):
         student = f"student{number:03d}"
         for exercise in existing_exercises():
-            wrong = kinds_for(exercise)
+            wrong = wrong_kinds(exercise)
             roll = rng.random()
             kind = "honest" if roll < 0.5 or not wrong else "stub" if roll < 0.65 \
                 else rng.choice(wrong)

@@ -11,9 +11,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
-
-from autograder.fixtures import RELEASE
+from autograder.fixtures import RELEASE, place  # noqa: F401 (used by the tests)
 from autograder.reference import REPOSITORY, SOLUTIONS
 from autograder.rubric import EXERCISES, Exercise
 
@@ -26,21 +24,13 @@ def existing_exercises() -> list[Exercise]:
             if (SOLUTIONS / exercise.path).is_file() and (RELEASE / exercise.path).is_file()]
 
 
-def place(submitted: Path, student: str, exercise: Exercise, notebook: object,
-          name: str | None = None) -> Path:
-    """Write one submission as SUBMITTED/<student>/<assignment>/<notebook>.ipynb.
-
-    `notebook` is a notebook node, or bytes/str for a file that is not one."""
-    name = name or f"{exercise.notebook}.ipynb"
-    target = Path(submitted) / student / exercise.assignment / name
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(notebook, bytes):
-        target.write_bytes(notebook)
-    elif isinstance(notebook, str):
-        target.write_text(notebook)
-    else:
-        nbformat.write(notebook, str(target))
-    return target
+def wrong_kinds(exercise: Exercise) -> list[str]:
+    """The wrong-corpus entries of an exercise as roster kinds, leaving out those that end at a
+    time limit (their names say "forever" or "loop"): there the two graders stop at different
+    limits by design."""
+    folder = REPOSITORY / "tests" / "corpus" / "wrong" / exercise.notebook
+    return [f"wrong/{exercise.notebook}/{p.stem}" for p in sorted(folder.glob("*.py"))
+            if not any(word in p.stem for word in ("forever", "loop"))]
 
 
 @dataclass

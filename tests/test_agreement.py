@@ -16,19 +16,22 @@ from __future__ import annotations
 import json
 
 import pytest
-from grader_cli import existing_exercises, grade, nbgrader_autograde, nbgrader_course, place
+from grader_cli import (
+    existing_exercises,
+    grade,
+    nbgrader_autograde,
+    nbgrader_course,
+    place,
+    wrong_kinds,
+)
 
 from autograder import fixtures
-from autograder.reference import REPOSITORY
 from autograder.rubric import Exercise
-
-SLOW = ("forever", "loop")  # entries that end at a time limit, where the two paths differ
 
 
 def first_wrong(exercise: Exercise) -> str | None:
-    folder = REPOSITORY / "tests" / "corpus" / "wrong" / exercise.notebook
-    names = [p.stem for p in sorted(folder.glob("*.py")) if not any(w in p.stem for w in SLOW)]
-    return f"wrong/{exercise.notebook}/{names[0]}" if names else None
+    kinds = wrong_kinds(exercise)
+    return kinds[0] if kinds else None
 
 
 def sample() -> dict[str, dict[Exercise, str]]:

@@ -7,6 +7,7 @@ out of time, raises, or is missing a function gets the same outcome on both path
 from __future__ import annotations
 
 import signal
+from collections.abc import Iterator
 from typing import Any
 
 from .probes import MissingFunction, describe_error, run_probe
@@ -66,3 +67,15 @@ def run_cell(namespace: dict, source: str, label: str, seconds: float) -> dict |
     except BaseException as error:
         return describe_error(error)
     return None
+
+
+def run_notebook_code(namespace: dict, prelude: list[str], cells: list[dict],
+                      seconds: float) -> Iterator[tuple[str, dict]]:
+    """Run the trusted setup cells, then the student's cells, in order; yield (label, error)
+    for every cell that raised or ran too long, as soon as it did."""
+    labelled = [(f"setup cell {index + 1}", source) for index, source in enumerate(prelude)]
+    labelled += [(cell["label"], cell["source"]) for cell in cells]
+    for label, source in labelled:
+        error = run_cell(namespace, source, label, seconds)
+        if error:
+            yield label, error

@@ -194,3 +194,51 @@ def _show(data: object, depth: int) -> str:
     if "__toolarge__" in data:
         return "<a value too large to show>"
     return repr(data)
+
+
+# The grammar of to_plain's output, checked on data that came out of a sandbox.
+_MARKERS = {
+    "__tuple__": list, "__set__": list, "__dict__": list, "__date__": str, "__float__": str,
+    "__bytes__": str, "__unsupported__": str, "__timedelta__": (int, float),
+    "__toolarge__": bool,
+}
+
+
+def is_plain(data: object, depth: int = 0) -> bool:
+    """Whether untrusted `data` has the grammar of `to_plain`'s output (so reading it is safe)."""
+    if depth > 60:
+        return False
+    if data is None or type(data) in (bool, int, float, str):
+        return True
+    if type(data) is list:
+        return all(is_plain(item, depth + 1) for item in data)
+    if type(data) is not dict:
+        return False
+    if "__datetime__" in data:
+        tz = data.get("tz")
+        return (set(data) == {"__datetime__", "tz", "fold"}
+                and isinstance(data["__datetime__"], str) and type(data["fold"]) is int
+                and (tz is None or _is_zone(tz)))
+    if len(data) != 1:
+        return False
+    (key, value), = data.items()
+    if key not in _MARKERS or not isinstance(value, _MARKERS[key]) or type(value) is bool \
+            and key != "__toolarge__":
+        return False
+    if key == "__dict__":
+        return all(type(pair) is list and len(pair) == 2 and is_plain(pair[0], depth + 1)
+                   and is_plain(pair[1], depth + 1) for pair in value)
+    if type(value) is list:
+        return all(is_plain(item, depth + 1) for item in value)
+    return True
+
+
+def _is_zone(tz: object) -> bool:
+    if not isinstance(tz, dict):
+        return False
+    if set(tz) == {"zone"}:
+        return isinstance(tz["zone"], str)
+    if set(tz) == {"unsupported"}:
+        return isinstance(tz["unsupported"], str)
+    return set(tz) in ({"offset"}, {"offset", "utc"}) and type(tz["offset"]) in (int, float) \
+        and type(tz.get("utc", True)) is bool

@@ -25,7 +25,7 @@ import json
 import os
 import sys
 
-from .harness import run_case, run_cell
+from .harness import run_case, run_notebook_code
 
 UNPRIVILEGED = 65534  # "nobody", when the parent names no uid of its own for this run
 
@@ -59,14 +59,10 @@ def main(argv: list[str]) -> int:
 
     namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
     cell_timeout = float(job.get("cell_timeout", 10.0))
-    for index, source in enumerate(job.get("prelude", [])):
-        error = run_cell(namespace, source, f"setup cell {index + 1}", cell_timeout)
-        if error:
-            emit({"event": "cell", "label": f"setup cell {index + 1}", "error": error})
-    for cell in job.get("cells", []):
-        error = run_cell(namespace, cell["source"], cell["label"], cell_timeout)
-        if error:
-            emit({"event": "cell", "label": cell["label"], "error": error})
+    cells = run_notebook_code(namespace, job.get("prelude", []), job.get("cells", []),
+                              cell_timeout)
+    for label, error in cells:
+        emit({"event": "cell", "label": label, "error": error})
     for case in job.get("cases", []):
         emit({"event": "case", "id": case["id"], "outcome": run_case(namespace, case)})
     emit({"event": "done"})
