@@ -23,6 +23,7 @@ import builtins
 import io
 import json
 import os
+import stat
 import sys
 
 from .harness import run_case, run_notebook_code
@@ -33,9 +34,77 @@ UNPRIVILEGED = 65534  # "nobody", when the parent names no uid of its own for th
 def drop_privileges(uid: int = UNPRIVILEGED) -> None:
     """Never run student code as root, even inside the sandbox."""
     if os.geteuid() == 0:
+        reachable = keep_imports_reachable(uid)
         os.setgroups([])
         os.setgid(uid)
         os.setuid(uid)
+        if not reachable:
+            _allow_own_fd_links()
+
+
+def _reachable(path: str, uid: int) -> bool:
+    """Whether `uid`, with no groups, can list `path` and every folder above it."""
+    try:
+        parts = os.path.realpath(path).split("/")
+        for depth in range(1, len(parts) + 1):
+            folder = "/".join(parts[:depth]) or "/"
+            status = os.stat(folder)
+            if status.st_uid == uid:
+                continue
+            needed = stat.S_IXOTH | (stat.S_IROTH if depth == len(parts) else 0)
+            if status.st_mode & needed != needed:
+                return False
+    except OSError:
+        return True  # a folder that does not exist is no different after the switch
+    return True
+
+
+def keep_imports_reachable(uid: int) -> bool:
+    """Before switching to `uid`: make every import folder usable by it; True when nothing
+    needed changing.
+
+    Without bubblewrap the interpreter may live where an unprivileged uid cannot look (Python
+    installed under /root, for example), and notebook code would then fail to import `heapq`
+    or `sqlite3` although the same notebook imports them in the sandbox. Such a folder is
+    opened now, while it still can be, and used through /proc/self/fd/N: a path through an
+    open folder is checked from that folder down, not from /. Packages imported already get
+    the same treatment, so their submodules stay importable too. Grading then sees the same
+    standard library in every sandbox mode.
+    """
+    opened: dict[str, str] = {}
+
+    def through_fd(entry: object) -> object:
+        if not isinstance(entry, str) or not entry or not os.path.isdir(entry):
+            return entry
+        real = os.path.realpath(entry)
+        if real in opened:
+            return opened[real]
+        if _reachable(real, uid):
+            return entry
+        try:
+            fd = os.open(real, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            return entry
+        opened[real] = f"/proc/self/fd/{fd}"
+        return opened[real]
+
+    sys.path[:] = [through_fd(entry) for entry in sys.path]
+    for module in list(sys.modules.values()):
+        search = getattr(module, "__path__", None)
+        if isinstance(search, list):
+            search[:] = [through_fd(entry) for entry in search]
+    if opened:
+        sys.path_importer_cache.clear()
+    return not opened
+
+
+def _allow_own_fd_links() -> None:
+    """Switching uid makes a process non-dumpable, which hides /proc/self/fd from itself;
+    make it dumpable again (only processes of its own new uid could then look at it)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE
 
 
 def main(argv: list[str]) -> int:

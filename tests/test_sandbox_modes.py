@@ -1,0 +1,172 @@
+"""The same submission gets the same score in every sandbox mode (CONTRACT.md).
+
+bubblewrap, the fallback without it (macOS, containers that cannot create namespaces) and
+`--sandbox off` differ in how well they isolate student code, never in how they grade it:
+notebook code sees the same standard library and course packages in each. The fallback is
+made here by hiding `bwrap` from the grader's PATH, as on a machine that does not have it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from grader_cli import Grades, grade_batch
+
+from autograder import fixtures, grading, runner
+from autograder.reference import is_answer_cell, nbgrader_meta
+from autograder.rubric import EXERCISES, exercise_for
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+PLAIN = runner.Sandbox("plain")
+
+# What students import, each used once, so that a module the worker cannot load fails the
+# answer cell (and with it every test of the exercise) instead of passing unnoticed.
+STUDENT_IMPORTS = """\
+import bisect, collections, csv, dataclasses, decimal, fractions, functools
+import datetime as datetime_module  # the notebooks use the name datetime for the class
+import hashlib, heapq, itertools, json, math, random, re, sqlite3, statistics, threading
+import typing, zoneinfo
+from collections import defaultdict, deque
+_used = [
+    bisect.bisect([1, 3], 2), collections.Counter("aab")["a"], next(csv.reader(["a,b"]))[1],
+    dataclasses.is_dataclass(1), datetime_module.date(2024, 2, 29).isoformat(),
+    decimal.Decimal("1.5"),
+    fractions.Fraction(1, 3), functools.reduce(lambda a, b: a + b, [1, 2]),
+    hashlib.sha256(b"run").hexdigest()[:8], heapq.nsmallest(1, [3, 1]), next(itertools.count(2)),
+    json.loads("[1]"), math.isqrt(16), random.Random(1).random(), re.fullmatch(r"\\d+", "15"),
+    sqlite3.connect(":memory:").execute("select 1").fetchone(), statistics.median([1, 2, 3]),
+    threading.Lock().acquire(), typing.get_origin(list[int]),
+    zoneinfo.ZoneInfo("Asia/Karachi").utcoffset(datetime_module.datetime(2024, 1, 1)),
+    defaultdict(list), deque([1]),
+]
+"""
+
+
+def student_style(exercise) -> nbformat.NotebookNode:
+    """The honest answers, the first answer cell starting with the imports students use."""
+    answers = fixtures.reference_answers(exercise)
+    first = next(iter(answers))
+    answers[first] = STUDENT_IMPORTS + "\n" + answers[first]
+    return fixtures.build_submission(exercise, answers)
+
+
+def without_bwrap(tmp_path: Path) -> dict[str, str]:
+    """An environment whose PATH finds the grader's tools but no `bwrap`."""
+    tools = tmp_path / "path-without-bwrap"
+    tools.mkdir()
+    for name in ("python3", "sh", "env"):
+        found = shutil.which(name)
+        if found:
+            (tools / name).symlink_to(found)
+    return {**os.environ, "PATH": f"{tools}:{Path(sys.executable).parent}"}
+
+
+@pytest.fixture(scope="module")
+def scores_by_mode(tmp_path_factory) -> dict[str, Grades]:
+    folder = tmp_path_factory.mktemp("modes")
+    submitted = folder / "submitted"
+    for exercise in EXERCISES:
+        fixtures.place(submitted, "honest", exercise, fixtures.honest_submission(exercise))
+        fixtures.place(submitted, "student_style", exercise, student_style(exercise))
+    found = {}
+    modes = {"bubblewrap": (["--sandbox=required"], None),
+             "fallback": (["--sandbox=auto"], without_bwrap(folder)),
+             "off": (["--sandbox=off"], None)}
+    for mode, (options, env) in modes.items():
+        if mode == "bubblewrap" and not runner.bwrap_works():
+            continue
+        done = grade_batch(submitted, folder / mode, "--jobs", "2", *options, env=env)
+        assert done.returncode == 0, done.stderr[-2000:]
+        if mode == "fallback":
+            assert "bubblewrap (bwrap) is not available" in done.stderr
+        found[mode] = Grades.read(folder / mode)
+    return found
+
+
+def test_honest_and_student_style_answers_earn_every_point_in_every_mode(scores_by_mode):
+    assert set(scores_by_mode) >= {"fallback", "off"}
+    for mode, grades in scores_by_mode.items():
+        for exercise in EXERCISES:
+            for student in ("honest", "student_style"):
+                assert grades.score(student, exercise.notebook) == exercise.max_score, \
+                    f"{student}'s {exercise.notebook} in mode {mode}"
+
+
+def test_every_mode_gives_identical_scores(scores_by_mode):
+    reference = scores_by_mode.get("bubblewrap") or scores_by_mode["off"]
+    for mode, grades in scores_by_mode.items():
+        assert grades.rows == reference.rows, mode
+
+
+# -- the fallback keeps its limits on Linux ------------------------------------------------
+
+PARSE = exercise_for("01_parse_cron_field")
+ANSWER = fixtures.reference_answers(PARSE)["answer_parse_cron_field"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def prepared():
+    assert grading.prepare((PARSE,)) == []
+
+
+def grade_plain(tmp_path: Path, code: str, **limits) -> grading.NotebookResult:
+    """The honest 01 followed by a cell of the student's own, graded without bubblewrap."""
+    notebook = fixtures.build_submission(PARSE, {"answer_parse_cron_field": ANSWER},
+                                         [("answer_parse_cron_field", code)])
+    path = tmp_path / "01_parse_cron_field.ipynb"
+    nbformat.write(notebook, path)
+    return grading.grade_notebook(path, grading.Options(sandbox=PLAIN, **limits))
+
+
+def test_fallback_limits_memory(tmp_path):
+    code = ("try:\n    hog = bytearray(2 * 2**30)\n    print('ALLOCATED')\n"
+            "except MemoryError:\n    print('memory limit')\n")
+    result = grade_plain(tmp_path, code, memory_limit_mb=256)
+    assert "memory limit" in result.stdout and "ALLOCATED" not in result.stdout
+    assert result.score == PARSE.max_score
+
+
+def test_fallback_stops_a_cell_that_never_ends_and_grades_the_rest(tmp_path):
+    result = grade_plain(tmp_path, "while True:\n    pass\n")
+    assert any("was stopped" in problem for problem in result.problems), result.problems
+    assert result.score == PARSE.max_score
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a process limit per sandbox needs root "
+                    "(each sandbox gets a uid of its own)")
+def test_fallback_limits_processes(tmp_path):
+    code = """
+import os
+started = 0
+try:
+    for _ in range(500):
+        if os.fork() == 0:
+            import time
+            time.sleep(30)
+            os._exit(0)
+        started += 1
+except OSError:
+    pass
+print("STARTED", started)
+"""
+    result = grade_plain(tmp_path, code, processes=16)
+    started = int(result.stdout.split("STARTED", 1)[1].split()[0])
+    assert started < 16 and result.score == PARSE.max_score
+
+
+def test_fallback_code_sees_the_same_standard_library(tmp_path):
+    notebook = student_style(exercise_for("04_run_order"))
+    assert any(is_answer_cell(cell) and "import bisect" in cell.source
+               for cell in notebook.cells)
+    path = tmp_path / "04_run_order.ipynb"
+    nbformat.write(notebook, path)
+    exercise = exercise_for("04_run_order")
+    assert grading.prepare((exercise,)) == []
+    result = grading.grade_notebook(path, grading.Options(sandbox=PLAIN))
+    assert result.problems == [] and result.score == exercise.max_score, result.problems
+    assert all(nbgrader_meta(c).get("grade_id") for c in notebook.cells if is_answer_cell(c))
