@@ -7,7 +7,7 @@ ASSIGNMENTS := schedules resilience capstone
 DEMO_CLASS := build/sample_class
 DEMO_OUT := build/demo
 
-.PHONY: setup release test test-grader test-notebooks demo lab lint outputs clean
+.PHONY: setup release test test-fast demo lab lint outputs clean
 
 setup: $(VENV)/.installed
 
@@ -38,6 +38,10 @@ test: setup
 	$(BIN)/python -m pytest tests -q
 	env -u MPLBACKEND $(BIN)/python -m pytest --nbval solutions -q -p no:cacheprovider
 	env -u MPLBACKEND $(BIN)/python -m pytest --nbval-lax notebooks -q -p no:cacheprovider
+
+# The fast tier: unit tests of the grading path's pure steps, no kernel and no sandbox.
+test-fast: setup
+	$(BIN)/python -m pytest tests -q -m fast
 
 lint: setup
 	$(BIN)/ruff check autograder tests benchmarks

@@ -1,0 +1,183 @@
+"""The fast tier: the grading path's pure steps, on synthetic data (no kernel, no sandbox).
+
+`make test-fast` runs every test marked `fast`; this file holds the unit tests of plain data,
+untrusted outcomes, verdicts, extraction and counting each exercise once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+from factories import answer_cell, grade_cell, markdown_cell, notebook, student_cell
+
+from autograder import grading
+from autograder.notebook import extract
+from autograder.rubric import EXERCISES, exercise_for
+from autograder.sandbox import plain
+from autograder.suite import Case, judge
+
+pytestmark = pytest.mark.fast
+PARSE = exercise_for("01_parse_cron_field")
+ANSWER_ID = "answer_parse_cron_field"
+
+
+# -- plain data ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", [
+    None, True, 3, 2.5, "text", [1, [2]], (1, 2), {"a": 1, 2: "b"}, {1, 2},
+    dt.datetime(2026, 3, 29, 1, 30, tzinfo=dt.timezone.utc), dt.date(2024, 2, 29),
+    dt.timedelta(minutes=5), b"\x00\xff", float("inf"),
+])
+def test_plain_round_trips_what_crosses_the_sandbox(value):
+    data = plain.to_plain(value)
+    assert plain.is_plain(json.loads(json.dumps(data)))
+    assert plain.from_plain(json.loads(json.dumps(data))) == value
+
+
+def test_plain_is_type_strict():
+    assert not plain.same(plain.to_plain(1), plain.to_plain(True))
+    assert not plain.same(plain.to_plain(1), plain.to_plain(1.0))
+    assert not plain.same(plain.to_plain([1, 2]), plain.to_plain((1, 2)))
+    assert plain.same(plain.to_plain(0.1 + 0.2), plain.to_plain(0.3))
+
+
+def test_an_object_that_equals_everything_matches_nothing():
+    class AlwaysEqual:
+        def __eq__(self, other):
+            return True
+
+    data = plain.to_plain(AlwaysEqual())
+    assert plain.is_plain(data)
+    assert not plain.same(plain.to_plain([0, 15, 30, 45]), data)
+
+
+@pytest.mark.parametrize("data", [
+    {"__dict__": [[1]]}, {"__tuple__": "x"}, {"__datetime__": 5, "tz": None, "fold": 0},
+    {"a": 1, "b": 2}, {"__bool__": True}, object(),
+])
+def test_malformed_plain_data_is_recognised(data):
+    assert not plain.is_plain(data)
+
+
+def test_show_shortens_long_values():
+    assert len(plain.show(list(range(10_000)), 50)) <= 50
+
+
+# -- untrusted outcomes ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("outcome", [
+    {"value": [1, 2]}, {"raised": "ValueError", "mro": ["ValueError", "Exception"],
+                        "message": "bad field"},
+    {"missing": "parse_cron_field is not defined"}, {"timeout": 5.0},
+])
+def test_clean_outcome_keeps_each_shape_the_harness_makes(outcome):
+    assert grading.clean_outcome(outcome) == outcome
+
+
+@pytest.mark.parametrize("outcome", [
+    None, [], {"value": 1, "extra": 2}, {"raised": 1, "mro": [], "message": ""},
+    {"raised": "E", "mro": "E", "message": ""}, {"timeout": "5"}, {"missing": 3},
+    {"raised": "E", "mro": ["E"] * 101, "message": ""},
+])
+def test_clean_outcome_refuses_every_other_shape(outcome):
+    assert grading.clean_outcome(outcome) is None
+
+
+def test_clean_outcome_marks_a_malformed_value_and_caps_long_text():
+    assert grading.clean_outcome({"value": {"__nope__": 1}})["value"] != {"__nope__": 1}
+    long = grading.clean_outcome({"raised": "E" * 1000, "mro": ["E"], "message": "m" * 10**5})
+    assert len(long["raised"]) <= 200 and len(long["message"]) <= 2000
+
+
+# -- verdicts --------------------------------------------------------------------------------
+
+CASE = Case(name="a star selects every value", probe="call", target="parse_cron_field",
+            args=("*/15", 0, 59))
+REJECT = Case(name="an empty field is rejected", probe="call", target="parse_cron_field",
+              args=("", 0, 59), message_contains=("empty",))
+ERROR = {"raised": "ValueError", "mro": ["ValueError", "Exception", "BaseException"],
+         "message": "the field is empty"}
+
+
+def test_judge_passes_an_equal_value_only():
+    expected = {"value": [0, 15, 30, 45]}
+    assert judge(CASE, expected, {"value": [0, 15, 30, 45]})[0]
+    assert not judge(CASE, expected, {"value": [0, 15, 30]})[0]
+    assert not judge(CASE, expected, {"value": (0, 15, 30, 45)})[0]
+    assert not judge(CASE, expected, None)[0]
+    assert not judge(CASE, expected, {"timeout": 5.0})[0]
+
+
+def test_judge_wants_the_same_exception_class_or_a_subclass():
+    assert judge(REJECT, ERROR, ERROR)[0]
+    subclass = {**ERROR, "raised": "FieldError", "mro": ["FieldError", *ERROR["mro"]]}
+    assert judge(REJECT, ERROR, subclass)[0]
+    assert not judge(REJECT, ERROR, {"raised": "TypeError", "mro": ["TypeError"],
+                                     "message": "empty"})[0]
+    assert not judge(REJECT, ERROR, {"value": []})[0]
+
+
+def test_judge_checks_what_the_message_must_mention():
+    assert not judge(REJECT, ERROR, {**ERROR, "message": "bad"})[0]
+
+
+def test_a_failure_message_names_the_call():
+    passed, message = judge(CASE, {"value": [0, 15, 30, 45]}, {"value": []})
+    assert not passed and "parse_cron_field('*/15', 0, 59)" in message
+
+
+# -- extraction ------------------------------------------------------------------------------
+
+def test_extract_runs_answer_cells_and_added_cells_in_order_and_nothing_else():
+    book = notebook(markdown_cell("# Reading one cron field"),
+                    answer_cell(ANSWER_ID, "def parse_cron_field(f, lo, hi):\n    return []"),
+                    student_cell("helper = 1"),
+                    grade_cell("test_parse_cron_field", 25, "assert False"))
+    extracted = extract(book, PARSE)
+    assert [cell["label"] for cell in extracted.cells] == [f"answer cell {ANSWER_ID}",
+                                                           "your cell 3"]
+    assert "return []" in extracted.cells[0]["source"]
+    assert extracted.problems == []
+    assert all("assert False" not in cell["source"] for cell in extracted.cells)
+
+
+def test_extract_reports_a_missing_a_duplicated_and_a_retyped_answer_cell():
+    assert any("is missing" in p for p in extract(notebook(student_cell("x = 1")),
+                                                  PARSE).problems)
+    twice = extract(notebook(answer_cell(ANSWER_ID, "a = 1"), answer_cell(ANSWER_ID, "a = 2")),
+                    PARSE)
+    assert len(twice.cells) == 1 and any("more than once" in p for p in twice.problems)
+    retyped = markdown_cell("a = 1")
+    retyped.metadata = answer_cell(ANSWER_ID).metadata
+    assert any("markdown" in p for p in extract(notebook(retyped), PARSE).problems)
+
+
+def test_extract_starts_with_the_trusted_setup_cells():
+    extracted = extract(notebook(answer_cell(ANSWER_ID)), PARSE)
+    assert isinstance(extracted.prelude, list)
+
+
+# -- each exercise counts once ---------------------------------------------------------------
+
+def result(path: str, notebook_name: str, score: float) -> grading.NotebookResult:
+    exercise = exercise_for(notebook_name)
+    return grading.NotebookResult(path=path, notebook=notebook_name,
+                                  assignment=exercise.assignment, score=score,
+                                  max_score=exercise.max_score)
+
+
+def test_count_once_prefers_the_notebook_named_like_the_exercise():
+    found = grading.count_once([
+        result("ada/schedules/01_parse_cron_field-Copy1.ipynb", "01_parse_cron_field", 25),
+        result("ada/schedules/01_parse_cron_field.ipynb", "01_parse_cron_field", 10),
+    ])
+    assert [r.score for r in found] == [0.0, 10]
+    assert found[0].max_score == 0 and "not counted" in found[0].problems[0]
+
+
+def test_count_once_keeps_different_exercises():
+    found = grading.count_once([result(f"s/{e.notebook}.ipynb", e.notebook, e.max_score)
+                                for e in EXERCISES])
+    assert sum(r.score for r in found) == sum(e.max_score for e in EXERCISES)
