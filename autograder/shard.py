@@ -1,0 +1,173 @@
+"""Grading a class on several machines: a stable partition by student, and the merge.
+
+`grade-batch --shard K/N` grades only the students of shard K of N; `python -m autograder merge
+SHARD_DIR ... --out DIR` joins the shards' output folders into the one a single run would have
+written. A student's notebooks always stay together, and a student lands in the same shard on
+every machine and every run (the partition hashes the student's folder name, never the order
+of a listing). Each output folder records how it was graded in `batch.json`; merge refuses
+shards graded with different fingerprints (another grader, suites or limits), a shard graded
+twice, or a set of shards that does not cover 1..N.
+
+Grading itself is left to the engines people already run: a Kubernetes Indexed Job or a Slurm
+array runs one shard per task (`--shard auto` reads the index from `JOB_COMPLETION_INDEX` or
+`SLURM_ARRAY_TASK_ID`), and one final step merges (see `deploy/`).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+MANIFEST = "batch.json"
+# Environment variables that hold a task's index (0-based) on the engines we document.
+INDEX_VARIABLES = ("JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID")
+
+
+class ShardError(Exception):
+    """A shard specification or a set of shards that cannot be used; one sentence."""
+
+
+@dataclass(frozen=True)
+class Shard:
+    index: int  # 1-based, as people count: shard 1 of 3
+    count: int
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def holds(self, student: str) -> bool:
+        """Whether `student` (a folder name under SUBMITTED) is graded in this shard."""
+        return shard_of(student, self.count) == self.index
+
+
+ALL = Shard(1, 1)
+
+
+def shard_of(student: str, count: int) -> int:
+    """The shard (1..count) of a student: stable across machines, runs and Python versions."""
+    digest = hashlib.sha256(student.encode("utf-8", "surrogateescape")).digest()
+    return int.from_bytes(digest[:8], "big") % count + 1
+
+
+def parse_shard(text: str, environ: Mapping[str, str] = os.environ) -> Shard:
+    """"K/N" (1 <= K <= N), or "auto/N" (or "auto" with N from the engine's variables), where
+    K comes from JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs) or SLURM_ARRAY_TASK_ID
+    (Slurm arrays), both counted from 0."""
+    index_text, _, count_text = text.partition("/")
+    if index_text == "auto":
+        found = [(name, environ[name]) for name in INDEX_VARIABLES if environ.get(name)]
+        if not found:
+            raise ShardError("--shard auto needs JOB_COMPLETION_INDEX (Kubernetes Indexed Job) "
+                             "or SLURM_ARRAY_TASK_ID (Slurm array) in the environment")
+        name, value = found[0]
+        if not value.isdigit():
+            raise ShardError(f"--shard auto: {name} is {value!r}, not a task index")
+        if not count_text:
+            count_text = environ.get("SLURM_ARRAY_TASK_COUNT", "")
+        index_text = str(int(value) + 1)
+    if not (index_text.isdigit() and count_text.isdigit()):
+        raise ShardError(f"--shard {text!r}: write K/N, for example 2/8 (shard 2 of 8), or "
+                         "auto/N to read the index from the job engine")
+    shard = Shard(int(index_text), int(count_text))
+    if not 1 <= shard.index <= shard.count:
+        raise ShardError(f"--shard {text}: K must be between 1 and N")
+    return shard
+
+
+def write_manifest(out: Path, shard: Shard, fingerprints: Mapping[str, str],
+                   students: list[str]) -> None:
+    """Record how `out` was graded, for merge."""
+    from .report import write_atomic
+
+    data = {"shard": str(shard), "fingerprints": dict(sorted(fingerprints.items())),
+            "students": sorted(students)}
+    write_atomic(Path(out) / MANIFEST, json.dumps(data, indent=1, ensure_ascii=True) + "\n")
+
+
+def _read_manifest(folder: Path) -> dict:
+    try:
+        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        parse_shard(data["shard"])
+        if not isinstance(data["fingerprints"], dict) or not isinstance(data["students"], list):
+            raise TypeError
+        return data
+    except FileNotFoundError:
+        raise ShardError(f"{folder} is not a grade-batch output folder (it has no "
+                         f"{MANIFEST})") from None
+    except (OSError, ValueError, KeyError, TypeError, ShardError):
+        raise ShardError(f"{folder / MANIFEST} is damaged; grade that shard again") from None
+
+
+def merge(shards: list[Path], out: Path) -> int:
+    """Join shard output folders into `out`; return how many students it holds."""
+    folders = [Path(folder) for folder in shards]
+    if not folders:
+        raise ShardError("name at least one shard folder")
+    out = Path(out)
+    if out.exists() and any(out.iterdir()):
+        raise ShardError(f"{out} exists and is not empty; merge into a new folder")
+    manifests = [_read_manifest(folder) for folder in folders]
+    counts = {parse_shard(m["shard"]).count for m in manifests}
+    if len(counts) != 1:
+        raise ShardError("the shards were cut in different ways ("
+                         + ", ".join(sorted({m["shard"] for m in manifests})) + ")")
+    count = counts.pop()
+    seen: dict[int, Path] = {}
+    for folder, manifest in zip(folders, manifests, strict=True):
+        index = parse_shard(manifest["shard"]).index
+        if index in seen:
+            raise ShardError(f"shard {index}/{count} appears twice ({seen[index]} and {folder})")
+        seen[index] = folder
+    missing = sorted(set(range(1, count + 1)) - set(seen))
+    if missing:
+        raise ShardError(f"shard {', '.join(f'{k}/{count}' for k in missing)} is missing; "
+                         "merge needs every shard")
+    first = manifests[0]["fingerprints"]
+    for folder, manifest in zip(folders, manifests, strict=True):
+        common = set(first) & set(manifest["fingerprints"])
+        if any(first[key] != manifest["fingerprints"][key] for key in common):
+            raise ShardError(f"{folder} was graded with a different grader, suites or limits "
+                             f"than {folders[0]}; grade every shard with the same version")
+    out.mkdir(parents=True, exist_ok=True)
+    tables: dict[str, list[dict[str, str]]] = {}
+    headers: dict[str, list[str]] = {}
+    for folder in folders:
+        for entry in sorted(folder.iterdir()):
+            if entry.name == MANIFEST or entry.is_symlink():
+                continue
+            if entry.is_file() and entry.suffix == ".csv":
+                with open(entry, newline="", encoding="utf-8") as stream:
+                    reader = csv.DictReader(stream)
+                    names = headers.setdefault(entry.name, [])
+                    names += [name for name in reader.fieldnames or [] if name not in names]
+                    tables.setdefault(entry.name, []).extend(reader)
+            elif entry.is_dir():
+                shutil.copytree(entry, out / entry.name, symlinks=True, dirs_exist_ok=True)
+            elif entry.is_file() and not (out / entry.name).exists():
+                shutil.copy2(entry, out / entry.name)
+    from .report import write_atomic
+
+    for name, rows in tables.items():
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=headers[name], lineterminator="\n",
+                                quoting=csv.QUOTE_MINIMAL)
+        writer.writeheader()
+        writer.writerows(sorted(rows, key=_row_order))
+        write_atomic(out / name, buffer.getvalue())
+    students = sorted({s for manifest in manifests for s in manifest["students"]})
+    fingerprints = {k: v for m in manifests for k, v in m["fingerprints"].items()}
+    write_manifest(out, ALL, fingerprints, students)
+    return len(students)
+
+
+def _row_order(row: dict[str, str]) -> tuple[str, ...]:
+    """Rows of every table the batch writes come sorted by these columns, as a single run
+    writes them, so a merged table equals the table of one run."""
+    return tuple(row.get(name) or "" for name in ("student", "assignment", "notebook", "file"))

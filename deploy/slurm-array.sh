@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Grade a class on a Slurm cluster: one array task per shard, then a merge that waits for all.
+#
+#   sbatch deploy/slurm-array.sh                 # submits the array and the merge after it
+#
+# COURSE is a checkout of this repository with its .venv built (`make setup`) on shared
+# storage; SUBMITTED is the class in nbgrader's layout; OUT receives one folder per shard and
+# the merged gradebook. --shard auto reads SLURM_ARRAY_TASK_ID (0..N-1) and, with no N given,
+# SLURM_ARRAY_TASK_COUNT.
+#SBATCH --job-name=grade-class
+#SBATCH --array=0-7
+#SBATCH --cpus-per-task=2
+#SBATCH --mem=4G
+#SBATCH --time=02:00:00
+#SBATCH --output=grade-%A_%a.log
+set -euo pipefail
+COURSE=${COURSE:-$HOME/course}
+SUBMITTED=${SUBMITTED:-$COURSE/submitted}
+OUT=${OUT:-$COURSE/grades-shards}
+
+if [ -z "${SLURM_ARRAY_TASK_ID:-}" ]; then
+    # Run by hand (not as an array task): submit the array, then the merge after it.
+    array=$(sbatch --parsable "$0")
+    sbatch --dependency="afterok:${array}" --job-name=merge-grades --cpus-per-task=1 \
+        --wrap="cd '$COURSE' && .venv/bin/python -m autograder merge '$OUT'/* --out '$COURSE/grades'"
+    exit 0
+fi
+cd "$COURSE"
+.venv/bin/python -m autograder grade-batch "$SUBMITTED" --out "$OUT/$SLURM_ARRAY_TASK_ID" \
+    --shard auto --jobs "${SLURM_CPUS_PER_TASK:-2}"
