@@ -1,1 +1,9 @@
 """The course's grading package: rubric, hidden suites, sandboxed runner and command line."""
+
+import sys
+
+# jsonschema (through nbformat) loads rfc3987_syntax when it is installed, to check the "iri"
+# string format, and building that module's grammar costs seconds at every start of the
+# grader. Notebook schemas use no such format, so the grader goes without that checker:
+# jsonschema skips it when the import fails.
+sys.modules.setdefault("rfc3987_syntax", None)
