@@ -1,21 +1,31 @@
 """Grading throughput: `python -m autograder grade-batch` against `nbgrader autograde`.
 
     python benchmarks/grading_throughput.py [--students N] [--jobs 2] [--seed 2024]
+                                            [--growth] [--no-nbgrader]
 
-Builds, in a temporary folder, a class of N students with a notebook for every exercise whose
-source notebook exists: a deterministic mix of honest answers (about half), untouched stubs and
-entries of the wrong-solution corpus (tests/corpus/wrong/; entries that loop forever are left
-out, since the two graders stop those at different limits by design). The same files are then
-graded twice, timed from the command's start to its end:
+Prints, in one run on this machine:
 
-- `python -m autograder grade-batch submitted --out graded --jobs N` (sandboxed, bubblewrap
-  when it works);
-- nbgrader's own workflow in a temporary course (our nbgrader_config.py, solutions/ as source,
-  `nbgrader generate_assignment`, then `nbgrader autograde <assignment>` for each assignment);
-  scores are read back from nbgrader's gradebook with nbgrader.api.Gradebook.
+1. **The sandbox floor**: bare sandboxed workers (start, no notebook code, end) per second with
+   `--jobs` at once: what one-process-per-notebook isolation costs before any grading.
+2. **The reference class**: N students with a notebook for every exercise, a deterministic mix
+   of honest answers (about half), untouched stubs and entries of the wrong-solution corpus
+   (tests/corpus/wrong/; entries that loop forever are left out, since the two graders stop
+   those at different limits by design). Graded by `grade-batch --jobs N` (sandboxed) and by
+   nbgrader's own in-kernel workflow in a temporary course (`nbgrader generate_assignment`,
+   then `nbgrader autograde` per assignment, with nbgrader's stock preprocessors), scores read
+   back from nbgrader's gradebook. Notebooks per second, the ratio, and whether every notebook
+   got the same score from both (within 0.01).
+3. **The student-style class**: the same size, from typical student work: correct but slow
+   answers (tests/corpus/student_style/: a next_run that re-parses the expression every minute,
+   a run_order that rescans every job at every step), classic bugs, and code that runs until a
+   time limit stops it. Throughput of both graders, and the grader's overhead: the share of
+   grade-batch's wall time (times --jobs) not spent running the student's code, where the
+   student's code time is measured by running the same cells and hidden tests in this process
+   with no isolation at all.
+4. With `--growth`: grade-batch on honest classes of about 100, 400 and 1,600 notebooks, to
+   show that the time grows linearly with the class.
 
-It prints notebooks per second for each, the ratio, and whether every notebook got the same
-score from both (within 0.01). Exit status 1 when any score differs.
+Exit status 1 when any notebook of a class got different scores from the two graders.
 """
 
 from __future__ import annotations
@@ -27,6 +37,8 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -45,39 +57,179 @@ from grader_cli import (  # noqa: E402
     wrong_kinds,
 )
 
-from autograder import fixtures  # noqa: E402
+from autograder import fixtures, runner  # noqa: E402
+from autograder.rubric import Exercise  # noqa: E402
+
+STUDENT_STYLE = REPOSITORY / "tests" / "corpus" / "student_style"
+Plan = dict[tuple[str, str], str]  # (student, notebook) -> roster kind
+STOCK_AUTOGRADE = """
+# Benchmark baseline: nbgrader 0.9's own preprocessors (the kernel runs the hidden tests).
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata,
+    ClearMetadataPreprocessor, ClearOutput, DeduplicateIds, Execute, IgnorePattern,
+    LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
+c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec,
+                                      OverwriteCells, CheckCellMetadata]
+c.Autograde.autograde_preprocessors = [Execute, IgnorePattern, ClearMetadataPreprocessor,
+                                       LimitOutput, SaveAutoGrades, AssignLatePenalties,
+                                       CheckCellMetadata]
+"""
 
 
-def build_class(submitted: Path, students: int, seed: int) -> dict[tuple[str, str], str]:
+def reference_kind(rng: random.Random, exercise: Exercise) -> str:
+    wrong = wrong_kinds(exercise)
+    roll = rng.random()
+    return "honest" if roll < 0.5 or not wrong else "stub" if roll < 0.65 else rng.choice(wrong)
+
+
+def student_style_kind(rng: random.Random, exercise: Exercise) -> str:
+    """Slow-but-correct answers where the corpus has them, bugs, and some code that only a
+    time limit stops."""
+    slow = [f"student_style/{exercise.notebook}/{p.stem}"
+            for p in sorted((STUDENT_STYLE / exercise.notebook).glob("*.py"))]
+    wrong = wrong_kinds(exercise)
+    endless = [f"wrong/{exercise.notebook}/{p.stem}" for p in sorted(
+        (REPOSITORY / "tests" / "corpus" / "wrong" / exercise.notebook).glob("*.py"))
+        if "forever" in p.stem or "loop" in p.stem]
+    roll = rng.random()
+    if slow and roll < 0.5:
+        return rng.choice(slow)
+    if endless and roll < 0.6:
+        return rng.choice(endless)
+    if wrong and roll < 0.8:
+        return rng.choice(wrong)
+    return "honest"
+
+
+def build_class(submitted: Path, students: int, seed: int,
+                choose: Callable[[random.Random, Exercise], str]) -> Plan:
     """SUBMITTED/<student>/<assignment>/<notebook>.ipynb; returns (student, notebook) -> kind."""
     rng = random.Random(seed)
     plan = {}
     for number in range(1, students + 1):
-        student = f"student{number:03d}"
+        student = f"student{number:04d}"
         for exercise in existing_exercises():
-            wrong = wrong_kinds(exercise)
-            roll = rng.random()
-            kind = "honest" if roll < 0.5 or not wrong else "stub" if roll < 0.65 \
-                else rng.choice(wrong)
+            kind = choose(rng, exercise)
             place(submitted, student, exercise, fixtures.submission_for(exercise, kind))
             plan[(student, exercise.notebook)] = kind
     return plan
 
 
+def describe(plan: Plan) -> str:
+    kinds = [kind.split("/")[0] for kind in plan.values()]
+    endless = sum("forever" in kind or "loop" in kind for kind in plan.values())
+    parts = [f"{kinds.count('honest')} honest"]
+    for name, label in (("student_style", "slow but correct"), ("stub", "untouched")):
+        if kinds.count(name):
+            parts.append(f"{kinds.count(name)} {label}")
+    parts.append(f"{kinds.count('wrong') - endless} with a classic bug")
+    if endless:
+        parts.append(f"{endless} stopped by a time limit")
+    return ", ".join(parts)
+
+
 def run_ours(submitted: Path, out: Path, jobs: int) -> tuple[float, Grades]:
     started = time.perf_counter()
-    done = grade_batch(submitted, out, "--jobs", str(jobs), "--force", timeout=3600)
+    done = grade_batch(submitted, out, "--jobs", str(jobs), "--force", timeout=7200)
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         sys.exit(f"grade-batch failed (exit status {done.returncode}):\n{done.stderr[-3000:]}")
     return seconds, Grades.read(out)
 
 
+def stock_nbgrader(course: Path) -> None:
+    """Make the temporary course use nbgrader's own in-kernel autograde (the baseline), even
+    when the course's nbgrader_config.py routes autograde through the sandbox."""
+    config = course / "nbgrader_config.py"
+    config.write_text(config.read_text() + STOCK_AUTOGRADE)
+
+
 def run_nbgrader(course: Path, submitted: Path) -> tuple[float, dict[tuple[str, str], float]]:
-    shutil.copytree(submitted, nbgrader_course(course))
+    target = nbgrader_course(course)
+    stock_nbgrader(course)
+    shutil.copytree(submitted, target)
     started = time.perf_counter()
     scores = nbgrader_autograde(course)
     return time.perf_counter() - started, scores
+
+
+def sandbox_floor(jobs: int, runs: int = 24) -> float:
+    """Bare sandboxed workers per second, `jobs` at once: start, an empty job, end."""
+    sandbox = runner.Sandbox.choose("auto")
+    limits = runner.Limits()
+    job = {"prelude": [], "cells": [], "cases": [], "cell_timeout": 1.0}
+    runner.run(job, limits, sandbox)  # warm the file cache
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        list(pool.map(lambda _: runner.run(job, limits, sandbox), range(runs)))
+    return runs / (time.perf_counter() - started)
+
+
+def student_code_seconds(submitted: Path, plan: Plan) -> float:
+    """Seconds the class's own code takes with no isolation: every notebook's cells and hidden
+    tests run in this process, one after another."""
+    from autograder.rubric import exercise_for
+
+    total = 0.0
+    for (student, notebook_name), _kind in sorted(plan.items()):
+        exercise = exercise_for(notebook_name)
+        path = submitted / student / exercise.assignment / f"{notebook_name}.ipynb"
+        import nbformat
+
+        notebook = nbformat.read(path, as_version=4)
+        started = time.perf_counter()
+        fixtures.score_in_process(notebook, exercise)
+        total += time.perf_counter() - started
+    return total
+
+
+def compare(plan: Plan, ours: Grades, theirs: dict[tuple[str, str], float]) -> list[str]:
+    return [f"  differ: {student} {notebook} ({plan[(student, notebook)]}): grade-batch "
+            f"{ours.score(student, notebook):g}, nbgrader {theirs[(student, notebook)]:g}"
+            for student, notebook in sorted(plan)
+            if abs(ours.score(student, notebook) - theirs[(student, notebook)]) > 0.01]
+
+
+def grade_class(root: Path, name: str, plan_of: Callable[[Path], Plan], jobs: int,
+                nbgrader: bool, overhead: bool, floor: float) -> tuple[float, list[str]]:
+    """Grade one class both ways and print its lines; returns (ratio or 0, differences)."""
+    submitted = root / name / "submitted"
+    plan = plan_of(submitted)
+    count = len(plan)
+    print(f"\n{name} class: {count} notebooks ({describe(plan)})")
+    ours_seconds, ours = run_ours(submitted, root / name / "graded", jobs)
+    print(f"  grade-batch --jobs {jobs}: {ours_seconds:.1f} s, "
+          f"{count / ours_seconds:.2f} notebooks/s ({count / ours_seconds / floor:.0%} of the "
+          "sandbox floor)")
+    if overhead:
+        own = student_code_seconds(submitted, plan)
+        share = max(0.0, 1 - own / (ours_seconds * jobs))
+        print(f"  the students' own code, run with no isolation: {own:.1f} s; grader overhead "
+              f"{share:.0%} of grade-batch's {ours_seconds * jobs:.1f} worker-seconds")
+    if not nbgrader:
+        return 0.0, []
+    theirs_seconds, theirs = run_nbgrader(root / name / "course", submitted)
+    print(f"  nbgrader autograde: {theirs_seconds:.1f} s, "
+          f"{count / theirs_seconds:.2f} notebooks/s")
+    ratio = theirs_seconds / ours_seconds
+    differ = compare(plan, ours, theirs)
+    print(f"  ratio: {ratio:.1f} x nbgrader's throughput; {count - len(differ)} of {count} "
+          "notebooks got the same score from both")
+    return ratio, differ
+
+
+def growth(root: Path, jobs: int, seed: int) -> None:
+    per_student = len(existing_exercises())
+    print(f"\ngrowth (honest work, grade-batch --jobs {jobs}):")
+    print("  notebooks   seconds   notebooks/s   seconds per 100")
+    for target in (100, 400, 1600):
+        students = max(1, round(target / per_student))
+        submitted = root / f"growth-{target}" / "submitted"
+        build_class(submitted, students, seed, lambda rng, exercise: "honest")
+        seconds, _ = run_ours(submitted, root / f"growth-{target}" / "graded", jobs)
+        count = students * per_student
+        print(f"  {count:>9}   {seconds:>7.1f}   {count / seconds:>11.2f}   "
+              f"{100 * seconds / count:>15.2f}")
+        shutil.rmtree(root / f"growth-{target}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,30 +237,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--students", type=int, default=3, help="class size (default 3)")
     parser.add_argument("--jobs", type=int, default=2, help="grade-batch --jobs (default 2)")
     parser.add_argument("--seed", type=int, default=2024, help="seed of the class mix")
+    parser.add_argument("--growth", action="store_true",
+                        help="also time classes of 100, 400 and 1,600 notebooks")
+    parser.add_argument("--no-nbgrader", action="store_true",
+                        help="grade with grade-batch only (no comparison)")
     args = parser.parse_args(argv)
+    print(f"{os.cpu_count()} CPUs, sandbox: {runner.Sandbox.choose('auto').kind}")
+    floor = sandbox_floor(args.jobs)
+    print(f"sandbox floor: {floor:.1f} bare sandboxed workers/s with {args.jobs} at once")
+    differences = []
     with tempfile.TemporaryDirectory(prefix="grading-throughput-") as folder:
         root = Path(folder)
-        plan = build_class(root / "submitted", args.students, args.seed)
-        count = len(plan)
-        kinds = [kind.split("/")[0] for kind in plan.values()]
-        print(f"class: {args.students} students, {count} notebooks "
-              f"({kinds.count('honest')} honest, {kinds.count('stub')} untouched, "
-              f"{kinds.count('wrong')} with a classic bug), {os.cpu_count()} CPUs")
-        ours_seconds, ours = run_ours(root / "submitted", root / "graded", args.jobs)
-        print(f"python -m autograder grade-batch --jobs {args.jobs}: {ours_seconds:.1f} s, "
-              f"{count / ours_seconds:.2f} notebooks/s")
-        theirs_seconds, theirs = run_nbgrader(root / "course", root / "submitted")
-        print(f"nbgrader autograde: {theirs_seconds:.1f} s, "
-              f"{count / theirs_seconds:.2f} notebooks/s")
-        differ = [(key, plan[key], ours.score(*key), theirs[key]) for key in sorted(plan)
-                  if abs(ours.score(*key) - theirs[key]) > 0.01]
-    ratio = theirs_seconds / ours_seconds
-    print(f"ratio: {ratio:.1f} x nbgrader's throughput")
-    print(f"verdicts: {count - len(differ)} of {count} notebooks got the same score from both")
-    for (student, notebook), kind, mine, nbgrader in differ:
-        print(f"  differ: {student} {notebook} ({kind}): grade-batch {mine:g}, "
-              f"nbgrader {nbgrader:g}")
-    return 1 if differ else 0
+        for name, choose, overhead in (("reference", reference_kind, False),
+                                       ("student-style", student_style_kind, True)):
+            ratio, differ = grade_class(
+                root, name, lambda submitted, choose=choose: build_class(
+                    submitted, args.students, args.seed, choose),
+                args.jobs, not args.no_nbgrader, overhead, floor)
+            differences += differ
+        if args.growth:
+            growth(root, args.jobs, args.seed)
+    for line in differences:
+        print(line)
+    return 1 if differences else 0
 
 
 if __name__ == "__main__":
