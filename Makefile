@@ -3,7 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(CURDIR)/$(VENV)/bin
 export PATH := $(BIN):$(PATH)
-ASSIGNMENTS := schedules resilience capstone
+# The assignments, in course order, as the rubric (autograder/rubric.py) declares them.
+ASSIGNMENTS = $(shell $(BIN)/python -c 'from autograder.rubric import ASSIGNMENTS; print(*ASSIGNMENTS)')
 DEMO_CLASS := build/sample_class
 DEMO_OUT := build/demo
 
