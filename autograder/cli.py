@@ -14,7 +14,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import batch, grading, report, runner
+from . import batch, deadlines, grading, overrides, report, runner
 
 DEFAULT_JOBS = max(1, min(8, os.cpu_count() or 1))
 
@@ -80,6 +80,15 @@ def build_parser() -> argparse.ArgumentParser:
     grade_batch.add_argument("--out", required=True, type=Path, metavar="DIR")
     grade_batch.add_argument("--force", action="store_true",
                              help="grade every notebook again, ignoring saved results")
+    grade_batch.add_argument("--assignment", metavar="NAME",
+                             help="grade only this assignment (default: every assignment "
+                                  "that at least one student submitted)")
+    grade_batch.add_argument("--deadlines", type=Path, metavar="FILE",
+                             help="due dates, extensions and late policy (TOML; default "
+                                  "DIR/deadlines.toml when it exists, else no late policy)")
+    grade_batch.add_argument("--overrides", type=Path, metavar="FILE",
+                             help="instructor overrides, CSV student,notebook,score,reason "
+                                  "(default DIR/overrides.csv when it exists)")
     common(grade_batch)
     return parser
 
@@ -134,10 +143,28 @@ def _prepare(exercises: tuple) -> None:
         print(f"warning: {problem}", file=sys.stderr)
 
 
+def _instructor_file(given: Path | None, out: Path, name: str) -> Path | None:
+    if given is not None:
+        if not given.is_file():
+            raise UsageError(f"{given} does not exist or is not a file")
+        return given
+    default = out / name
+    return default if default.is_file() else None
+
+
 def _grade_batch(args: argparse.Namespace) -> int:
+    try:
+        policy = deadlines.load(_instructor_file(args.deadlines, args.out, "deadlines.toml"))
+        found, warnings = overrides.load(_instructor_file(args.overrides, args.out,
+                                                          "overrides.csv"))
+    except (deadlines.DeadlineError, overrides.OverrideError) as error:
+        raise UsageError(str(error)) from None
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     options = _options(args)
     summary = batch.grade_batch(args.submitted, args.out, options, jobs=args.jobs,
-                                force=args.force, prepare=_prepare)
+                                force=args.force, prepare=_prepare, assignment=args.assignment,
+                                policy=policy, overrides=found)
     print(summary.line(args.out), file=sys.stderr)
     return 130 if summary.interrupted else 0
 
