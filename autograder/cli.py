@@ -14,7 +14,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import batch, deadlines, grading, overrides, report, runner
+from . import batch, deadlines, export, gradescope, grading, overrides, report, runner
 
 DEFAULT_JOBS = max(1, min(8, os.cpu_count() or 1))
 
@@ -90,6 +90,29 @@ def build_parser() -> argparse.ArgumentParser:
                              help="instructor overrides, CSV student,notebook,score,reason "
                                   "(default DIR/overrides.csv when it exists)")
     common(grade_batch)
+
+    gradescope = commands.add_parser(
+        "gradescope", help="build Gradescope's autograder bundle for one assignment",
+        description="Build Gradescope's autograder zip (setup.sh, run_autograder, the grader, "
+                    "suites and reference solutions) for one assignment.")
+    gradescope.add_argument("assignment", metavar="ASSIGNMENT")
+    gradescope.add_argument("--out", required=True, type=Path, metavar="ZIP")
+
+    export = commands.add_parser(
+        "export", help="export DIR/grades.csv for an LMS (Canvas) or as plain CSV",
+        description="One row per student, one column per assignment (after late penalties "
+                    "and overrides).")
+    export.add_argument("folder", type=Path, metavar="DIR")
+    export.add_argument("--format", choices=("canvas", "csv"), default="csv")
+    export.add_argument("--roster", type=Path, metavar="FILE",
+                        help="CSV mapping student (the folder name) to lms_id, and for Canvas "
+                             "name, sis_user_id, sis_login_id, section")
+    export.add_argument("--missing", choices=("zero", "blank"), default="zero",
+                        help="what a student who submitted nothing for an assignment gets")
+    export.add_argument("--title", action="append", default=[], metavar="ASSIGNMENT=COLUMN",
+                        help="the column title of an assignment (Canvas: 'Name (id)')")
+    export.add_argument("--out", type=Path, metavar="FILE",
+                        help="where to write (default DIR/export-canvas.csv or DIR/export.csv)")
     return parser
 
 
@@ -169,6 +192,37 @@ def _grade_batch(args: argparse.Namespace) -> int:
     return 130 if summary.interrupted else 0
 
 
+def _gradescope(args: argparse.Namespace) -> int:
+    try:
+        count = gradescope.build(args.assignment, args.out)
+    except gradescope.BundleError as error:
+        raise UsageError(str(error)) from None
+    print(f"wrote {args.out} ({count} files): upload it as the autograder of "
+          f"{args.assignment} on Gradescope")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    titles = {}
+    for given in args.title:
+        assignment, sep, title = given.partition("=")
+        if not sep or not title:
+            raise UsageError(f"--title {given}: write ASSIGNMENT=COLUMN")
+        titles[assignment] = title
+    try:
+        text, warnings = export.export(args.folder, args.format, args.roster, args.missing,
+                                       titles)
+    except export.ExportError as error:
+        raise UsageError(str(error)) from None
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    out = args.out or args.folder / ("export-canvas.csv" if args.format == "canvas"
+                                     else "export.csv")
+    report.write_atomic(out, text)
+    print(f"wrote {out}")
+    return 0
+
+
 def _terminate(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -179,6 +233,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "grade":
             return _grade(args)
+        if args.command == "gradescope":
+            return _gradescope(args)
+        if args.command == "export":
+            return _export(args)
         return _grade_batch(args)
     except (UsageError, batch.BatchError) as error:
         print(f"python -m autograder {args.command}: error: {error}", file=sys.stderr)

@@ -420,3 +420,45 @@ def discover(submitted: Path, out: Path | None = None,
     skipped = [s for s in skipped if not s.assignment or s.assignment in graded]
     flagged = [s for s in flagged if not s.assignment or s.assignment in graded]
     return Discovery(sorted(students), graded, submissions, skipped, flagged, chosen)
+
+
+def discover_upload(folder: Path, assignment: str, student: str = "submission") -> Discovery:
+    """One student's upload of one assignment in any layout (Gradescope's submission folder):
+    every notebook under `folder`, at any depth, is a candidate for its exercise, and the
+    module's rule picks one per exercise. Links and other files are listed, not graded."""
+    folder = Path(folder)
+    skipped: list[Skipped] = []
+    flagged: list[Skipped] = []
+    candidates: dict[Exercise, list[_Candidate]] = {}
+    for path, kind, link in _walk(folder):
+        shown = "/".join(map(readable_name, path.relative_to(folder).parts))
+        if kind != "file":
+            skipped.append(Skipped(student, assignment, "", shown, "too many files or folders, "
+                                   "or too deep; not looked at"))
+        elif link or not _inside(path, folder):
+            skipped.append(Skipped(student, assignment, "", shown, "a symbolic link; only "
+                                   "files of your own are graded"))
+        elif path.suffix.lower() != ".ipynb":
+            what = EXPORTS.get(path.suffix.lower(), "not a notebook")
+            skipped.append(Skipped(student, assignment, "", shown, f"{what}, not a notebook; "
+                                   "submit the .ipynb file"))
+        else:
+            exercise, document = recognise(path)
+            if exercise is None or exercise.assignment != assignment:
+                skipped.append(Skipped(student, assignment, "", shown, "not one of the notebooks "
+                                       f"of {assignment}"))
+                continue
+            candidates.setdefault(exercise, []).append(_Candidate(
+                path, shown, assignment, exercise, has_work(document, exercise),
+                os.lstat(path).st_nlink))
+    submissions, chosen = [], {}
+    for exercise, found in sorted(candidates.items(), key=lambda kv: kv[0].notebook):
+        best, why = choose(found)
+        submission = Submission(student, assignment, best.path, best.shown, exercise, folder)
+        submissions.append(submission)
+        if why:
+            chosen[submission] = why
+        skipped += [Skipped(student, assignment, exercise.notebook, other.shown,
+                            f"not counted: {best.shown} counts for {exercise.notebook}")
+                    for other in found if other is not best]
+    return Discovery([student], (assignment,), submissions, skipped, flagged, chosen)
