@@ -294,6 +294,54 @@ def test_an_override_that_cannot_be_used_is_a_warning_not_a_silent_change(tmp_pa
     assert "outside 0 to 25" in warnings[0] and "give a reason" in warnings[2]
 
 
+# -- where grades go ---------------------------------------------------------------------
+
+ROSTER = """\
+student,lms_id,name,sis_user_id,sis_login_id,section
+ada,1001,Ada Lovelace,S-1,ada@example.edu,Monday
+empty,1002,Emmy Empty,S-2,emmy@example.edu,Monday
+newcomer,1003,Nell Newcomer,S-3,nell@example.edu,Tuesday
+"""
+
+
+def export(out: Path, *args: str) -> tuple[list[list[str]], subprocess.CompletedProcess]:
+    target = out.parent / "export.csv"
+    done = subprocess.run([*batch_grader(), "autograder", "export", str(out), *args,
+                           "--out", str(target)], capture_output=True, text=True,
+                          cwd=REPOSITORY)
+    assert done.returncode == 0, done.stderr
+    with open(target, newline="", encoding="utf-8") as handle:
+        return list(csv.reader(handle)), done
+
+
+def test_canvas_export_one_row_per_roster_student_one_column_per_assignment(graded):
+    _, out, _ = graded
+    roster = out.parent / "roster.csv"
+    roster.write_text(ROSTER)
+    table, done = export(out, "--format", "canvas", "--roster", str(roster),
+                         "--missing", "blank", "--title", "schedules=Lab 1: schedules (101)")
+    assert table[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
+                        "Lab 1: schedules (101)", "resilience"]
+    assert table[1] == ["Points Possible", "", "", "", "", "110", "50"]
+    by_id = {line[1]: line for line in table[2:]}
+    assert by_id["1001"] == ["Ada Lovelace", "1001", "S-1", "ada@example.edu", "Monday",
+                             "45", "25"]  # late penalties included
+    assert by_id["1002"][5:] == ["", ""] and by_id["1003"][5:] == ["", ""]
+    assert "renamed is in the gradebook but not in the roster" in done.stderr
+    zero, _ = export(out, "--format", "canvas", "--roster", str(roster))
+    assert {line[1]: line[5:] for line in zero[2:]}["1002"] == ["0", "0"]
+
+
+def test_plain_csv_export_lists_every_graded_student_with_a_total(graded):
+    _, out, _ = graded
+    table, _ = export(out, "--format", "csv")
+    assert table[0] == ["student", "lms_id", "schedules", "resilience", "total"]
+    rows = {line[0]: line for line in table[1:]}
+    assert rows["ada"] == ["ada", "", "45", "25", "70"]
+    assert rows["flat"][2:] == ["20", "0", "20"]  # the override counts as submitted
+    assert rows["zoë"][2:] == ["25", "0", "25"]
+
+
 # -- gradebook hygiene -------------------------------------------------------------------
 
 def test_git_ignores_gradebooks_and_make_clean_keeps_submitted():
