@@ -147,13 +147,14 @@ def _read(path: Path) -> dict | None:
 
 
 def recognise(path: Path) -> tuple[Exercise | None, dict | None]:
-    """The exercise a notebook file answers, and its document when it could be read."""
+    """The exercise a notebook file answers, and its document when it was read (a file named
+    exactly like an exercise is not read here: most of a class is, and grading reads it)."""
     from .grading import recognise as by_cells
 
     exact = exercise_for(path.name)
-    document = _read(path)
     if exact is not None:
-        return exact, document
+        return exact, None
+    document = _read(path)
     if document is not None:
         found = by_cells(path, document)
         if found is not None:
@@ -209,12 +210,22 @@ class _Candidate:
     shown: str
     assignment_folder: str  # the folder's own name
     exercise: Exercise
-    work: bool
+    document: dict | None  # None: not read yet, or not a notebook
     links: int
+    _work: bool | None = None
+
+    @property
+    def work(self) -> bool:
+        """Read only when several files compete for one exercise."""
+        if self._work is None:
+            self._work = has_work(self.document or _read(self.path), self.exercise)
+        return self._work
 
 
 def choose(candidates: list[_Candidate]) -> tuple[_Candidate, str]:
     """The candidate that counts for one exercise (the module's rule) and why, in words."""
+    if len(candidates) == 1:
+        return candidates[0], ""
     any_work = any(c.work for c in candidates)
 
     def rank(c: _Candidate) -> tuple:
@@ -223,8 +234,6 @@ def choose(candidates: list[_Candidate]) -> tuple[_Candidate, str]:
                 c.assignment_folder != c.exercise.assignment, c.shown)
 
     best = min(candidates, key=rank)
-    if len(candidates) == 1:
-        return best, ""
     others = ", ".join(c.shown for c in candidates if c is not best)
     canonical = best.path.name == f"{best.exercise.notebook}.ipynb"
     if canonical and (best.work or not any_work):
@@ -385,8 +394,7 @@ def discover(submitted: Path, out: Path | None = None,
             except OSError:
                 links = 1
             candidates.setdefault((student, exercise), []).append(_Candidate(
-                path, shown, readable_name(parts[0]), exercise, has_work(document, exercise),
-                links))
+                path, shown, readable_name(parts[0]), exercise, document, links))
         if not found_any:
             skipped.append(Skipped(student, "", "", "", f"the folder {student}/ is empty: "
                                    "nothing was submitted"))
@@ -449,8 +457,7 @@ def discover_upload(folder: Path, assignment: str, student: str = "submission") 
                                        f"of {assignment}"))
                 continue
             candidates.setdefault(exercise, []).append(_Candidate(
-                path, shown, assignment, exercise, has_work(document, exercise),
-                os.lstat(path).st_nlink))
+                path, shown, assignment, exercise, document, os.lstat(path).st_nlink))
     submissions, chosen = [], {}
     for exercise, found in sorted(candidates.items(), key=lambda kv: kv[0].notebook):
         best, why = choose(found)
