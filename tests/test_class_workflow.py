@@ -83,6 +83,8 @@ def build_class(submitted: Path) -> None:
     write(submitted, "caps/Schedules/01_parse_cron_field.ipynb", honest)
     write(submitted, "caps/Schedules/timestamp.txt", "2026-03-02 10:00:00.000000 UTC\n")
     write(submitted, f"{LATIN1}/schedules/01_parse_cron_field.ipynb", honest)
+    write(submitted, "accents/schedules/" + os.fsdecode(b"mon travail (r\xe9vis\xe9).ipynb"),
+          honest)
     (submitted / "mallory").mkdir()
     (submitted / "mallory" / "schedules").symlink_to("../ada/schedules")
     (submitted / "linker" / "schedules").mkdir(parents=True)
@@ -177,6 +179,10 @@ def test_a_folder_name_that_is_not_utf8_is_graded_under_a_readable_name(graded):
     zoe = row(out, "zoë", PARSE.notebook)
     assert zoe["score"] == "25"
     assert [r for r in not_graded(out, "zoë") if "not UTF-8" in r["reason"]]
+    assert row(out, "accents", PARSE.notebook)["score"] == "25"  # a Latin-1 file name
+    results = json.loads((out / "accents" / "schedules" / "results.json").read_text())
+    assert "mon travail (révisé).ipynb" in (out / "accents" / "report.md").read_text()
+    assert results["score"] == 25
 
 
 def test_a_symbolic_link_never_grades_a_classmates_work(graded):
@@ -234,6 +240,25 @@ def test_pointing_at_one_students_folder_says_what_layout_was_expected(graded, t
     assert "looks like one student's folder" in done.stderr
     assert "SUBMITTED/<student>/<assignment>/<notebook>.ipynb" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_class_of_200_is_found_quickly_without_reading_every_notebook(tmp_path):
+    import time
+
+    from autograder import discovery
+    from autograder.rubric import EXERCISES
+
+    submitted = tmp_path / "submitted"
+    for number in range(200):
+        for exercise in EXERCISES:
+            path = submitted / f"student{number:03d}" / exercise.path
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("{}")  # named like the exercise: graded, so read only then
+    started = time.monotonic()
+    found = discovery.discover(submitted)
+    assert time.monotonic() - started < 10
+    assert len(found.submissions) == 200 * len(EXERCISES) and not found.skipped
+    assert found.assignments == ("schedules", "resilience", "capstone")
 
 
 # -- deadlines ---------------------------------------------------------------------------
