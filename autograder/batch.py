@@ -1,5 +1,8 @@
 """Grade a whole class: SUBMITTED/<student>/<assignment>/<notebook>.ipynb.
 
+`discovery` decides what to grade (one file per student and exercise) and lists the rest;
+`classbook` turns the results into the gradebook's rows (deadlines and overrides applied).
+
 Each graded notebook's result is saved at once under DIR/<student>/.results/ together with the
 hash of the notebook's bytes and a fingerprint of the grader (rubric, suites, probes, reference
 solutions, limits). A rerun reuses every saved result whose notebook and grader are unchanged,

@@ -1,4 +1,5 @@
-"""The grader's command line: `python -m autograder grade ...` and `grade-batch ...`.
+"""The grader's command line: `python -m autograder grade ...`, `grade-batch ...`, `export ...`
+and `gradescope ...`.
 
 Exit status: 0 when every notebook received a result (a notebook that cannot be read or
 graded gets 0 points and a message), 1 when --sandbox=required finds no working bubblewrap,
@@ -74,8 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     grade_batch = commands.add_parser(
         "grade-batch", help="grade a class laid out as SUBMITTED/<student>/<assignment>/*.ipynb",
-        description="Grade a class; write DIR/grades.csv, DIR/<student>/results.json and "
-                    "DIR/<student>/report.md. A rerun grades only new or changed notebooks.")
+        description="Grade a class; write DIR/grades.csv, DIR/not-graded.csv, "
+                    "DIR/<student>/<assignment>/results.json and DIR/<student>/report.md. "
+                    "A rerun grades only new or changed notebooks.")
     grade_batch.add_argument("submitted", type=Path, metavar="SUBMITTED")
     grade_batch.add_argument("--out", required=True, type=Path, metavar="DIR")
     grade_batch.add_argument("--force", action="store_true",
