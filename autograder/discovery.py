@@ -263,14 +263,16 @@ def _check_top(submitted: Path) -> None:
     """Refuse, with the expected layout, a folder that is one student's or one assignment's."""
     hint = (f"grade-batch expects {LAYOUT}: point it at the folder that holds one folder per "
             "student")
-    if any(entry.suffix == ".ipynb" and entry.is_file() and not _is_link(entry)
-           for entry in submitted.iterdir()):
+    entries = list(submitted.iterdir())
+    folders = [e for e in entries if e.is_dir() and not _is_link(e) and not e.name.startswith(".")
+               and e.name not in IGNORED]
+    if not folders and any(e.suffix == ".ipynb" for e in entries):
         raise LayoutError(
             f"{submitted} holds notebooks directly, like one student's assignment folder; "
             f"{hint}, or grade one student with `python -m autograder grade "
             f"{submitted}/*.ipynb --results FILE`")
-    for entry in sorted(submitted.iterdir()):
-        if match_assignment(entry.name) and entry.is_dir() and not _is_link(entry) and any(
+    for entry in sorted(folders):
+        if match_assignment(entry.name) and any(
                 child.suffix == ".ipynb" for child in entry.iterdir()):
             name = readable_name(entry.name)
             raise LayoutError(

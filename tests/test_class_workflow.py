@@ -70,6 +70,7 @@ def build_class(submitted: Path) -> None:
     write(submitted, "ada/resilience/05_backoff_delays.ipynb",
           fixtures.honest_submission(BACKOFF))
     write(submitted, "flat/01_parse_cron_field.ipynb", honest)
+    write(submitted, "instructions.ipynb", stub)  # the instructor's stray file
     write(submitted, "zoe/schedules/notebooks/schedules/01_parse_cron_field.ipynb", honest)
     write(submitted, "exports/schedules/01_parse_cron_field.py", "def parse_cron_field(): ...\n")
     write(submitted, "exports/schedules/01_parse_cron_field.html", "<html></html>\n")
@@ -133,12 +134,15 @@ def not_graded(out: Path, student: str) -> list[dict[str, str]]:
     ("exports", "exports/schedules/01_parse_cron_field.py", "Python script export"),
     ("exports", "exports/schedules/01_parse_cron_field.html", "HTML export"),
     ("empty", "", "is empty"),
-], ids=["flat", "extra-level", "py-export", "html-export", "empty-folder"])
+    ("", "instructions.ipynb", "not a student's folder"),
+], ids=["flat", "extra-level", "py-export", "html-export", "empty-folder", "top-level-file"])
 def test_nothing_is_silently_skipped(graded, student, where, reason):
     _, out, done = graded
     listed = [r for r in not_graded(out, student) if r["file"] == where]
     assert listed and reason in listed[0]["reason"], not_graded(out, student)
     assert where in done.stderr and "not-graded.csv" in done.stderr
+    if not student:
+        return
     parse = row(out, student, PARSE.notebook)
     if student != "flat":  # flat has an override (tested below)
         assert (parse["score"], parse["max_score"]) == ("0", "25")
@@ -240,6 +244,10 @@ def test_pointing_at_one_students_folder_says_what_layout_was_expected(graded, t
     assert "looks like one student's folder" in done.stderr
     assert "SUBMITTED/<student>/<assignment>/<notebook>.ipynb" in done.stderr
     assert "Traceback" not in done.stderr
+    folder = grade_batch(submitted / "ada" / "schedules", tmp_path / "out")
+    assert folder.returncode == 2 and "holds notebooks directly" in folder.stderr
+    assert f"python -m autograder grade {submitted / 'ada' / 'schedules'}/*.ipynb" \
+        in folder.stderr
 
 
 def test_a_class_of_200_is_found_quickly_without_reading_every_notebook(tmp_path):
