@@ -55,10 +55,11 @@ demo: release
 	@echo "Gradebook ($(DEMO_OUT)/grades.csv):"
 	@$(BIN)/python -m autograder.gradebook $(DEMO_OUT)/grades.csv
 	@echo
-	@echo "Per-student reports: $(DEMO_OUT)/<student>/report.md and results.json"
+	@echo "Per-student reports: $(DEMO_OUT)/<student>/report.md and <assignment>/results.json"
 
 lab: setup
 	$(BIN)/jupyter lab notebooks
 
+# Never submitted/ (student work that git does not hold) nor grades/ (overrides, deadlines).
 clean:
-	rm -rf build autograded feedback submitted gradebook.db
+	rm -rf build autograded feedback gradebook.db

@@ -1,5 +1,8 @@
 """Grade a whole class: SUBMITTED/<student>/<assignment>/<notebook>.ipynb.
 
+`discovery` decides what to grade (one file per student and exercise) and lists the rest;
+`classbook` turns the results into the gradebook's rows (deadlines and overrides applied).
+
 Each graded notebook's result is saved at once under DIR/<student>/.results/ together with the
 hash of the notebook's bytes and a fingerprint of the grader (rubric, suites, probes, reference
 solutions, limits). A rerun reuses every saved result whose notebook and grader are unchanged,
@@ -15,11 +18,11 @@ import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from . import grading, report, runner, suite
+from . import classbook, deadlines, discovery, grading, report, runner, suite
 from .rubric import Exercise
 from .sandbox.probes import PROBES
 
@@ -31,22 +34,11 @@ CORE = ("rubric.py", "suite.py", "reference.py", "notebook.py", "grading.py", "r
         "sandbox/probes/__init__.py")
 
 
+Submission = discovery.Submission
+
+
 class BatchError(Exception):
     """The class folder cannot be graded; the message is one sentence for a person."""
-
-
-@dataclass(frozen=True)
-class Submission:
-    student: str
-    assignment: str
-    path: Path
-
-    @property
-    def key(self) -> str:
-        return f"{self.student}/{self.assignment}/{self.path.name}"
-
-    def saved_result(self, out: Path) -> Path:
-        return out / self.student / ".results" / self.assignment / f"{self.path.name}.json"
 
 
 @dataclass
@@ -56,6 +48,7 @@ class Summary:
     unreadable: int = 0
     seconds: float = 0.0
     interrupted: bool = False
+    not_graded: list[str] = field(default_factory=list)  # "file: reason", for the summary
 
     def line(self, out: Path) -> str:
         rate = self.graded / self.seconds if self.seconds > 0 else 0.0
@@ -65,30 +58,40 @@ class Summary:
         if self.interrupted:
             return (f"interrupted: {text}; every notebook graded so far is saved, run the "
                     "same command again to grade the rest")
-        return f"{text}; wrote {out / 'grades.csv'}"
+        listed = ""
+        if self.not_graded:
+            shown = "".join(f"\n  {entry}" for entry in self.not_graded[:MAX_LISTED])
+            more = len(self.not_graded) - MAX_LISTED
+            listed = (f"\nnot graded or flagged ({len(self.not_graded)}, all in "
+                      f"{out / NOT_GRADED}):{shown}" + (f"\n  ... and {more} more" if more > 0
+                                                        else ""))
+        return f"{text}; wrote {out / 'grades.csv'}{listed}"
 
 
-def discover(submitted: Path, out: Path | None = None) -> list[Submission]:
+MAX_LISTED = 20
+NOT_GRADED = "not-graded.csv"
+
+
+def discover(submitted: Path, out: Path | None = None,
+             assignment: str | None = None) -> discovery.Discovery:
     submitted = Path(submitted)
     if not submitted.exists():
         raise BatchError(f"{submitted} does not exist")
     if not submitted.is_dir():
-        raise BatchError(f"{submitted} is not a folder (expected SUBMITTED/<student>/"
-                         "<assignment>/<notebook>.ipynb)")
-    skip = Path(out).resolve() if out else None
-    found = []
-    for path in sorted(submitted.glob("*/*/*.ipynb")):
-        parts = path.relative_to(submitted).parts
-        if any(part.startswith(".") for part in parts):
-            continue  # .ipynb_checkpoints and other hidden folders
-        if skip and (path.resolve() == skip or skip in path.resolve().parents):
-            continue
-        if path.is_file():
-            found.append(Submission(parts[0], parts[1], path))
-    if not found:
-        raise BatchError(f"{submitted} holds no notebooks (expected SUBMITTED/<student>/"
-                         "<assignment>/<notebook>.ipynb)")
-    return found
+        raise BatchError(f"{submitted} is not a folder (expected {discovery.LAYOUT})")
+    try:
+        return discovery.discover(submitted, out, assignment)
+    except discovery.LayoutError as error:
+        raise BatchError(str(error)) from None
+
+
+def progress_note(text: str, width: int = 70) -> str:
+    """A problem shortened for the progress line at a word boundary; the report has it all."""
+    text = " ".join(text.split())
+    if len(text) <= width:
+        return text
+    cut = text[:width + 1].rsplit(" ", 1)[0].rstrip(",;:")
+    return f"{cut} ... (see the report)"
 
 
 def fingerprint(options: grading.Options, exercise: Exercise | None = None) -> str:
@@ -134,9 +137,12 @@ def _load(saved: Path, sha: str, grader: str) -> grading.NotebookResult | None:
 
 def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int = 1,
                 force: bool = False, progress: TextIO = sys.stderr,
-                prepare: Callable[[tuple], object] = grading.prepare) -> Summary:
+                prepare: Callable[[tuple], object] = grading.prepare,
+                assignment: str | None = None, policy: deadlines.Policy | None = None,
+                overrides: dict | None = None) -> Summary:
     started = time.monotonic()
-    submissions = discover(submitted, out)
+    found = discover(submitted, out, assignment)
+    submissions = found.submissions
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise BatchError(f"{out} exists and is not a folder")
@@ -151,7 +157,7 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
             hashes[submission] = hashlib.sha256(submission.path.read_bytes()).hexdigest()
         except OSError:
             hashes[submission] = ""
-        exercise = next(iter(grading.exercises_in([submission.path])), None)
+        exercise = submission.exercise
         if exercise not in graders:
             graders[exercise] = fingerprint(options, exercise)
         submission_grader[submission] = graders[exercise]
@@ -163,11 +169,11 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
             results[submission] = saved
             summary.unchanged += 1
     if todo:
-        prepare(grading.exercises_in([s.path for s in todo]))
+        prepare(tuple(dict.fromkeys(s.exercise for s in todo)))
     width = len(str(len(todo)))
     pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="grade")
     try:
-        futures = {pool.submit(grading.grade_safely, s.path, options, s.key, submitted): s
+        futures = {pool.submit(grading.grade_safely, s.path, options, s.key, s.within): s
                    for s in todo}
         for done, future in enumerate(as_completed(futures), start=1):
             submission = futures[future]
@@ -180,7 +186,7 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
                          "fingerprint": submission_grader[submission],
                          "result": result.to_dict()}
                 report.write_atomic(submission.saved_result(out), json.dumps(saved))
-            note = f"  {result.problems[0][:70]}" if result.problems else ""
+            note = f"  {progress_note(result.problems[0])}" if result.problems else ""
             print(f"[{done:>{width}}/{len(todo)}] {submission.key}  {report.points(result.score)}"
                   f"/{report.points(result.max_score)}  {result.execution_time:.2f} s{note}",
                   file=progress, flush=True)
@@ -191,22 +197,28 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
         summary.seconds = time.monotonic() - started
         return summary
     pool.shutdown(wait=True)
-    write_outputs(out, submissions, results)
+    write_outputs(out, found, results, policy or deadlines.Policy(), overrides or {})
+    summary.not_graded = [f"{s.file or s.student}: {s.reason}"
+                          for s in found.skipped + found.flagged]
     summary.seconds = time.monotonic() - started
     return summary
 
 
-def write_outputs(out: Path, submissions: list[Submission],
-                  results: dict[Submission, grading.NotebookResult]) -> None:
-    by_student: dict[str, list[Submission]] = {}
-    for submission in submissions:
-        by_student.setdefault(submission.student, []).append(submission)
-    counted: dict[Submission, grading.NotebookResult] = {}
+def write_outputs(out: Path, found: discovery.Discovery,
+                  results: dict[discovery.Submission, grading.NotebookResult],
+                  policy: deadlines.Policy, overrides: dict) -> None:
+    """grades.csv (a row per student and expected notebook), not-graded.csv, and per student
+    a report and one results.json per assignment."""
+    rows = classbook.build(found, results, policy, overrides)
+    by_student: dict[str, list[classbook.Row]] = {}
+    for row in rows:
+        by_student.setdefault(row.student, []).append(row)
     for student, mine in by_student.items():
-        found = grading.count_once([results[submission] for submission in mine])
-        counted.update(zip(mine, found, strict=True))
-        report.write_results(out / student / "results.json", found)
-        report.write_atomic(out / student / "report.md", report.report_markdown(found, student))
-    rows = [(s.student, s.assignment, s.path.name.removesuffix(".ipynb"), counted[s].score,
-             counted[s].max_score) for s in submissions]
-    report.write_atomic(out / "grades.csv", report.grades_csv(rows))
+        folder = out / student
+        for assignment in found.assignments:
+            report.write_results(folder / assignment / "results.json",
+                                 [r.result for r in mine if r.exercise.assignment == assignment])
+        text = report.report_markdown([r.result for r in mine], student)
+        report.write_atomic(folder / "report.md", text + classbook.report_notes(mine))
+    report.write_atomic(out / NOT_GRADED, classbook.not_graded_csv(found))
+    report.write_atomic(out / "grades.csv", report.grades_csv([row.cells() for row in rows]))

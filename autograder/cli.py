@@ -1,4 +1,5 @@
-"""The grader's command line: `python -m autograder grade ...` and `grade-batch ...`.
+"""The grader's command line: `python -m autograder grade ...`, `grade-batch ...`, `export ...`
+and `gradescope ...`.
 
 Exit status: 0 when every notebook received a result (a notebook that cannot be read or
 graded gets 0 points and a message), 1 when --sandbox=required finds no working bubblewrap,
@@ -14,7 +15,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import batch, grading, report, runner
+from . import batch, deadlines, export, gradescope, grading, overrides, report, runner
 
 DEFAULT_JOBS = max(1, min(8, os.cpu_count() or 1))
 
@@ -74,13 +75,46 @@ def build_parser() -> argparse.ArgumentParser:
 
     grade_batch = commands.add_parser(
         "grade-batch", help="grade a class laid out as SUBMITTED/<student>/<assignment>/*.ipynb",
-        description="Grade a class; write DIR/grades.csv, DIR/<student>/results.json and "
-                    "DIR/<student>/report.md. A rerun grades only new or changed notebooks.")
+        description="Grade a class; write DIR/grades.csv, DIR/not-graded.csv, "
+                    "DIR/<student>/<assignment>/results.json and DIR/<student>/report.md. "
+                    "A rerun grades only new or changed notebooks.")
     grade_batch.add_argument("submitted", type=Path, metavar="SUBMITTED")
     grade_batch.add_argument("--out", required=True, type=Path, metavar="DIR")
     grade_batch.add_argument("--force", action="store_true",
                              help="grade every notebook again, ignoring saved results")
+    grade_batch.add_argument("--assignment", metavar="NAME",
+                             help="grade only this assignment (default: every assignment "
+                                  "that at least one student submitted)")
+    grade_batch.add_argument("--deadlines", type=Path, metavar="FILE",
+                             help="due dates, extensions and late policy (TOML; default "
+                                  "DIR/deadlines.toml when it exists, else no late policy)")
+    grade_batch.add_argument("--overrides", type=Path, metavar="FILE",
+                             help="instructor overrides, CSV student,notebook,score,reason "
+                                  "(default DIR/overrides.csv when it exists)")
     common(grade_batch)
+
+    gradescope = commands.add_parser(
+        "gradescope", help="build Gradescope's autograder bundle for one assignment",
+        description="Build Gradescope's autograder zip (setup.sh, run_autograder, the grader, "
+                    "suites and reference solutions) for one assignment.")
+    gradescope.add_argument("assignment", metavar="ASSIGNMENT")
+    gradescope.add_argument("--out", required=True, type=Path, metavar="ZIP")
+
+    export = commands.add_parser(
+        "export", help="export DIR/grades.csv for an LMS (Canvas) or as plain CSV",
+        description="One row per student, one column per assignment (after late penalties "
+                    "and overrides).")
+    export.add_argument("folder", type=Path, metavar="DIR")
+    export.add_argument("--format", choices=("canvas", "csv"), default="csv")
+    export.add_argument("--roster", type=Path, metavar="FILE",
+                        help="CSV mapping student (the folder name) to lms_id, and for Canvas "
+                             "name, sis_user_id, sis_login_id, section")
+    export.add_argument("--missing", choices=("zero", "blank"), default="zero",
+                        help="what a student who submitted nothing for an assignment gets")
+    export.add_argument("--title", action="append", default=[], metavar="ASSIGNMENT=COLUMN",
+                        help="the column title of an assignment (Canvas: 'Name (id)')")
+    export.add_argument("--out", type=Path, metavar="FILE",
+                        help="where to write (default DIR/export-canvas.csv or DIR/export.csv)")
     return parser
 
 
@@ -134,12 +168,61 @@ def _prepare(exercises: tuple) -> None:
         print(f"warning: {problem}", file=sys.stderr)
 
 
+def _instructor_file(given: Path | None, out: Path, name: str) -> Path | None:
+    if given is not None:
+        if not given.is_file():
+            raise UsageError(f"{given} does not exist or is not a file")
+        return given
+    default = out / name
+    return default if default.is_file() else None
+
+
 def _grade_batch(args: argparse.Namespace) -> int:
+    try:
+        policy = deadlines.load(_instructor_file(args.deadlines, args.out, "deadlines.toml"))
+        found, warnings = overrides.load(_instructor_file(args.overrides, args.out,
+                                                          "overrides.csv"))
+    except (deadlines.DeadlineError, overrides.OverrideError) as error:
+        raise UsageError(str(error)) from None
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     options = _options(args)
     summary = batch.grade_batch(args.submitted, args.out, options, jobs=args.jobs,
-                                force=args.force, prepare=_prepare)
+                                force=args.force, prepare=_prepare, assignment=args.assignment,
+                                policy=policy, overrides=found)
     print(summary.line(args.out), file=sys.stderr)
     return 130 if summary.interrupted else 0
+
+
+def _gradescope(args: argparse.Namespace) -> int:
+    try:
+        count = gradescope.build(args.assignment, args.out)
+    except gradescope.BundleError as error:
+        raise UsageError(str(error)) from None
+    print(f"wrote {args.out} ({count} files): upload it as the autograder of "
+          f"{args.assignment} on Gradescope")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    titles = {}
+    for given in args.title:
+        assignment, sep, title = given.partition("=")
+        if not sep or not title:
+            raise UsageError(f"--title {given}: write ASSIGNMENT=COLUMN")
+        titles[assignment] = title
+    try:
+        text, warnings = export.export(args.folder, args.format, args.roster, args.missing,
+                                       titles)
+    except export.ExportError as error:
+        raise UsageError(str(error)) from None
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    out = args.out or args.folder / ("export-canvas.csv" if args.format == "canvas"
+                                     else "export.csv")
+    report.write_atomic(out, text)
+    print(f"wrote {out}")
+    return 0
 
 
 def _terminate(signum: int, frame: object) -> None:
@@ -152,6 +235,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "grade":
             return _grade(args)
+        if args.command == "gradescope":
+            return _gradescope(args)
+        if args.command == "export":
+            return _export(args)
         return _grade_batch(args)
     except (UsageError, batch.BatchError) as error:
         print(f"python -m autograder {args.command}: error: {error}", file=sys.stderr)

@@ -9,25 +9,36 @@ import csv
 import sys
 from pathlib import Path
 
-from .rubric import EXERCISES, TOTAL_POINTS
+from .rubric import EXERCISES
 
 
 def table(rows: list[dict[str, str]]) -> str:
-    notebooks = [e.notebook for e in EXERCISES]
+    """One line per student and one column per notebook of the assignments in the gradebook,
+    with the maximum of exactly those notebooks. `*` marks an instructor's override and `L` a
+    late penalty (grades.csv says why)."""
+    present = {row["notebook"] for row in rows}
+    exercises = [e for e in EXERCISES if e.notebook in present]
+    notebooks = [e.notebook for e in exercises]
     scores: dict[str, dict[str, float]] = {}
+    marks: dict[tuple[str, str], str] = {}
     for row in rows:
         scores.setdefault(row["student"], {})[row["notebook"]] = float(row["score"])
+        marks[(row["student"], row["notebook"])] = (
+            ("*" if row.get("override") else "") + ("L" if row.get("penalty") else ""))
     header = ["student"] + [name[:2] for name in notebooks] + ["total"]
-    lines = [header, ["(max)"] + [f"{e.max_score:g}" for e in EXERCISES] + [f"{TOTAL_POINTS:g}"]]
+    top = sum(e.max_score for e in exercises)
+    lines = [header, ["(max)"] + [f"{e.max_score:g}" for e in exercises] + [f"{top:g}"]]
     for student in sorted(scores):
         mine = scores[student]
-        cells = [f"{mine[name]:g}" if name in mine else "-" for name in notebooks]
-        lines.append([student] + cells + [f"{sum(mine.values()):g}"])
+        cells = [f"{mine[name]:g}{marks.get((student, name), '')}" if name in mine else "-"
+                 for name in notebooks]
+        lines.append([student] + cells + [f"{round(sum(mine.values()), 2):g}"])
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     text = ["  ".join(cell.ljust(widths[0]) if i == 0 else cell.rjust(widths[i])
                       for i, cell in enumerate(line)) for line in lines]
     legend = ", ".join(f"{name[:2]} = {name}" for name in notebooks)
-    return "\n".join(text) + f"\n\n{legend}; - = not submitted"
+    return "\n".join(text) + (f"\n\n{legend}; - = no row; * = instructor's override; "
+                              "L = late penalty (grades.csv says why)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -132,16 +132,19 @@ def report_markdown(results: list[NotebookResult], who: str = "") -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-GRADEBOOK_COLUMNS = ("student", "assignment", "notebook", "score", "max_score")
+GRADEBOOK_COLUMNS = ("student", "assignment", "notebook", "score", "max_score",
+                     "submitted_at", "late_by", "penalty", "override", "note")
 
 
-def grades_csv(rows: list[tuple[str, str, str, float, float]]) -> str:
-    """The class gradebook, one row per notebook, sorted by student, assignment, notebook."""
+def grades_csv(rows: list[tuple]) -> str:
+    """The class gradebook, one row per notebook, sorted by student, assignment, notebook.
+    A row is (student, assignment, notebook, score, max_score, *the other columns as text)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(GRADEBOOK_COLUMNS)
-    for student, assignment, notebook, score, max_score in sorted(rows):
-        writer.writerow([student, assignment, notebook, points(score), points(max_score)])
+    for student, assignment, notebook, score, max_score, *rest in sorted(rows):
+        writer.writerow([student, assignment, notebook, points(score), points(max_score),
+                         *rest] + [""] * (len(GRADEBOOK_COLUMNS) - 5 - len(rest)))
     return buffer.getvalue()
 
 

@@ -3,7 +3,7 @@
 from autograder.gradebook import main, table
 
 
-def test_one_row_per_student_with_totals_and_missing_notebooks():
+def test_one_row_per_student_with_the_notebooks_graded_and_their_maximum():
     rows = [
         {"student": "bo", "assignment": "schedules", "notebook": "01_parse_cron_field",
          "score": "25", "max_score": "25"},
@@ -13,10 +13,20 @@ def test_one_row_per_student_with_totals_and_missing_notebooks():
          "score": "5", "max_score": "25"},
     ]
     lines = table(rows).splitlines()
-    assert lines[0].split() == ["student", "01", "02", "03", "04", "05", "06", "07", "total"]
-    assert lines[1].split() == ["(max)", "25", "25", "35", "25", "25", "25", "25", "185"]
-    assert lines[2].split() == ["al", "-", "-", "-", "-", "-", "-", "5", "5"]
-    assert lines[3].split() == ["bo", "25", "-", "30.5", "-", "-", "-", "-", "55.5"]
+    assert lines[0].split() == ["student", "01", "03", "07", "total"]
+    assert lines[1].split() == ["(max)", "25", "35", "25", "85"]
+    assert lines[2].split() == ["al", "-", "-", "5", "5"]
+    assert lines[3].split() == ["bo", "25", "30.5", "-", "55.5"]
+
+
+def test_overrides_and_late_penalties_are_marked():
+    rows = [{"student": "bo", "assignment": "schedules", "notebook": "01_parse_cron_field",
+             "score": "20", "max_score": "25", "penalty": "", "override": "regraded by hand"},
+            {"student": "bo", "assignment": "schedules", "notebook": "02_cron_matches",
+             "score": "22.5", "max_score": "25", "penalty": "2.5", "override": ""}]
+    lines = table(rows).splitlines()
+    assert lines[1].split() == ["(max)", "25", "25", "50"]
+    assert lines[2].split() == ["bo", "20*", "22.5L", "42.5"]
 
 
 def test_a_missing_or_foreign_file_is_one_sentence(tmp_path, capsys):

@@ -23,6 +23,7 @@ megabytes, all bounded (see each file's `# threat:` line).
 from __future__ import annotations
 
 import copy
+import csv
 import hashlib
 import json
 import os
@@ -394,16 +395,27 @@ def test_the_batch_ends_with_status_0_within_the_bound(batch):
     assert batch.elapsed < BATCH_BOUND
 
 
-def test_every_notebook_gets_a_row(batch):
+def _submitted(batch: Batch) -> set[tuple[str, str, str]]:
+    """(student, notebook, student/assignment/file) of every file in the class folder."""
+    return {(p.parts[-3], p.stem, "/".join(p.parts[-3:]))
+            for p in (batch.out.parent / "submitted").glob("*/*/*")}
+
+
+def test_every_notebook_gets_a_row_or_a_reason(batch):
     grades = _grades(batch)
-    submitted = {(p.parts[-3], p.stem) for p in (batch.out.parent / "submitted").glob("*/*/*")}
-    assert submitted <= set(grades.rows), sorted(submitted - set(grades.rows))
+    with open(batch.out / "not-graded.csv", newline="", encoding="utf-8") as handle:
+        listed = {row["file"] for row in csv.DictReader(handle)}
+    silent = sorted(file for student, notebook, file in _submitted(batch)
+                    if (student, notebook) not in grades.rows and file not in listed)
+    assert not silent, f"files neither graded nor listed in not-graded.csv: {silent}"
 
 
 def test_honest_neighbours_get_full_marks(batch):
     grades = _grades(batch)
+    handed_in = {(student, notebook) for student, notebook, _ in _submitted(batch)}
     short = {student: (notebook, score, top) for (student, notebook), (score, top)
-             in grades.rows.items() if student in batch.honest and score != top}
+             in grades.rows.items() if student in batch.honest and score != top
+             and (student, notebook) in handed_in}
     assert not short, f"honest students lost points next to hostile ones: {short}"
     everywhere = {n for (s, n) in grades.rows if s == "zz-honest-everywhere"}
     assert everywhere == {e.notebook for e in existing_exercises()}

@@ -1,0 +1,119 @@
+"""The class gradebook's rows: one per student and expected notebook, whatever arrived.
+
+For each student and each notebook of the assignments graded: the counted file's result, or
+a 0 with the reason when nothing could be graded; then the late penalty of the deadlines file
+and the instructor's override. The notes explain each row in grades.csv and in the student's
+report (which file counted and why, what was not graded, lateness, overrides).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field, replace
+
+from . import deadlines, report
+from .discovery import Discovery, Submission
+from .grading import ItemResult, NotebookResult, TestResult
+from .overrides import Override
+from .rubric import Exercise
+
+NOT_GRADED_COLUMNS = ("student", "assignment", "notebook", "file", "reason")
+COLUMNS = ("submitted_at", "late_by", "penalty", "override", "note")
+
+
+@dataclass
+class Row:
+    student: str
+    exercise: Exercise
+    result: NotebookResult  # after penalty and override
+    submission: Submission | None
+    lateness: deadlines.Lateness
+    penalty: float = 0.0
+    override: Override | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def cells(self) -> tuple:
+        """A grades.csv row: the five contract columns, then COLUMNS."""
+        return (self.student, self.exercise.assignment, self.exercise.notebook,
+                self.result.score, self.result.max_score, self.lateness.submitted_text,
+                self.lateness.late_text, report.points(self.penalty) if self.penalty else "",
+                self.override.reason if self.override else "", "; ".join(self.notes))
+
+
+def placeholder(exercise: Exercise, reason: str) -> NotebookResult:
+    """0 points for a notebook that was not graded, with the reason on every item."""
+    items = [ItemResult(item.grade_id, item.title, 0.0, item.points,
+                        [TestResult(f"{exercise.notebook} · {item.title}", 0.0, item.points,
+                                    f"not graded: {reason}", False)])
+             for item in exercise.items]
+    return NotebookResult(path=f"{exercise.path} (not submitted)", notebook=exercise.notebook,
+                          assignment=exercise.assignment, score=0.0,
+                          max_score=exercise.max_score, items=items, problems=[reason],
+                          readable=False)
+
+
+def build(found: Discovery, results: dict[Submission, NotebookResult],
+          policy: deadlines.Policy, overrides: dict[tuple[str, str], Override]) -> list[Row]:
+    by_key = {(s.student, s.exercise): s for s in found.submissions}
+    rows = []
+    for student in found.students:
+        for exercise in found.exercises:
+            submission = by_key.get((student, exercise))
+            notes = found.notes_for(student, exercise.notebook)
+            if submission is None:
+                reason = "not submitted" + (f" ({'; '.join(notes)})" if notes else "")
+                result, lateness = placeholder(exercise, reason), deadlines.Lateness(None, None)
+                notes = [reason]
+            else:
+                result = results[submission]
+                if submission in found.chosen:  # it says which files were not counted
+                    notes = [found.chosen[submission],
+                             *(n for n in notes if ": not counted: " not in n)]
+                lateness = policy.judge(student, exercise.assignment,
+                                        deadlines.read_timestamp(submission.path.parent))
+            row = Row(student, exercise, result, submission, lateness, notes=notes)
+            if lateness.note:
+                row.notes.append(lateness.note)
+            if lateness.fraction:
+                row.penalty = round(result.score * lateness.fraction, 2)
+                row.result = replace(result, score=round(result.score - row.penalty, 2))
+            override = overrides.get((student, exercise.notebook))
+            if override is not None:
+                row.override = override
+                row.notes.append(f"score set to {report.points(override.score)} by the "
+                                 f"instructor (graded {report.points(row.result.score)}): "
+                                 f"{override.reason}")
+                row.result = replace(row.result, score=override.score)
+            rows.append(row)
+    return rows
+
+
+def report_notes(rows: list[Row]) -> str:
+    """The Markdown section of a student's report that explains the rows' notes."""
+    lines = []
+    for row in rows:
+        if row.submission is None and row.override is None:
+            continue  # the notebook's own section already says why it was not graded
+        for note in row.notes:
+            lines.append(f"- {row.exercise.notebook}: {note}")
+    if not lines:
+        return ""
+    return "\n## Notes from the grader and the instructor\n\n" + "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    """A CSV cell a spreadsheet will not run as a formula."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def not_graded_csv(found: Discovery) -> str:
+    """Everything found and not graded (and everything graded but flagged), with reasons."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(NOT_GRADED_COLUMNS)
+    for entry in sorted(found.skipped + found.flagged,
+                        key=lambda s: (s.student, s.assignment, s.notebook, s.file)):
+        writer.writerow([_cell(value) for value in (entry.student, entry.assignment,
+                                                     entry.notebook, entry.file, entry.reason)])
+    return buffer.getvalue()

@@ -1,0 +1,473 @@
+"""Find a class's notebooks as they really arrive, and say what was not graded and why.
+
+nbgrader's layout is `SUBMITTED/<student>/<assignment>/<notebook>.ipynb`. Real uploads differ:
+a notebook directly in the student's folder, an extra folder level from a zip, `.py` or
+`.html` exports, `Untitled.ipynb` or `01_parse_cron_field (1).ipynb`, `Schedules/` for
+`schedules/`, an empty folder, a folder name in Latin-1 from a Windows zip, or a symbolic link
+to a classmate's folder. `discover` walks the class without following any symbolic link and
+returns the notebooks to grade (at most one per student and exercise, chosen by `choose`) and
+one `Skipped` entry, with a reason, for everything else it found.
+
+Which file counts when several answer one exercise (the rule the README states):
+1. every readable notebook of the student recognised as the exercise (by its name, or else by
+   its graded cells) is a candidate;
+2. a candidate "has work" when one of its answer cells differs from the released student copy;
+3. if any candidate has work, only those with work compete; among the competitors the file
+   named exactly like the exercise (`01_parse_cron_field.ipynb`) counts, else the first by name.
+So the canonical file counts unless it is the untouched release and a copy has work.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .rubric import ASSIGNMENTS, EXERCISES, Exercise, exercise_for
+
+LAYOUT = "SUBMITTED/<student>/<assignment>/<notebook>.ipynb"
+# Left by operating systems and Jupyter, never a student's answer: ignored without a note.
+IGNORED = {".ipynb_checkpoints", "__MACOSX", ".DS_Store", "Thumbs.db", "desktop.ini",
+           "timestamp.txt", "__pycache__"}
+MAX_ENTRIES = 2000  # files and folders looked at in one student's folder
+MAX_DEPTH = 6
+EXPORTS = {".py": "a Python script export", ".html": "an HTML export", ".pdf": "a PDF export",
+           ".md": "a Markdown export", ".txt": "a text file", ".zip": "a zip archive"}
+COPY_SUFFIX = re.compile(r"(\s*\(\d+\)|-copy\d*|\s+copy(\s*\d+)?)$", re.IGNORECASE)
+
+
+class LayoutError(Exception):
+    """The folder is not a class in nbgrader's layout; the message says what was expected."""
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One notebook file to grade for one student and exercise."""
+
+    student: str  # the student's folder name as text (see `readable_name`)
+    assignment: str  # the rubric's assignment name, whatever the folder's case
+    path: Path  # the file on disk
+    shown: str = ""  # student/folder/file as text, for people
+    exercise: Exercise | None = None
+    within: Path | None = None  # the student's folder: the file's real path lies inside it
+
+    @property
+    def key(self) -> str:
+        return self.shown or f"{self.student}/{self.assignment}/{self.path.name}"
+
+    def saved_result(self, out: Path) -> Path:
+        name = readable_name(self.path.name)
+        return out / self.student / ".results" / self.assignment / f"{name}.json"
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """Something found in the class folder that was not graded (or was graded and flagged)."""
+
+    student: str  # "" for a file directly in SUBMITTED
+    assignment: str  # the rubric's assignment, "" when unknown
+    notebook: str  # the exercise it seems to answer, "" when unknown
+    file: str  # where it is, as text
+    reason: str
+
+
+@dataclass
+class Discovery:
+    students: list[str]
+    assignments: tuple[str, ...]  # the assignments graded, in rubric order
+    submissions: list[Submission]  # one per (student, exercise) at most
+    skipped: list[Skipped] = field(default_factory=list)  # found and not graded
+    flagged: list[Skipped] = field(default_factory=list)  # graded, but the instructor should look
+    chosen: dict[Submission, str] = field(default_factory=dict)  # why it counted, when contested
+
+    @property
+    def exercises(self) -> list[Exercise]:
+        return [e for e in EXERCISES if e.assignment in self.assignments]
+
+    def notes_for(self, student: str, notebook: str) -> list[str]:
+        """Why a student's notebook row looks as it does: entries that name it, then the
+        student's entries that name no exercise."""
+        mine = [s for s in self.skipped + self.flagged if s.student == student]
+        return [f"{s.file}: {s.reason}" if s.file else s.reason
+                for s in mine if s.notebook == notebook] + \
+               [f"{s.file}: {s.reason}" if s.file else s.reason for s in mine if not s.notebook]
+
+
+def readable_name(name: str) -> str:
+    """A file or folder name as text. Names that are not UTF-8 (a Latin-1 or Windows-1252 name
+    from a Windows zip) arrive from the file system with surrogate escapes; they are decoded
+    as Windows-1252 (Latin-1 for the bytes it leaves undefined)."""
+    raw = os.fsencode(name)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        try:
+            return raw.decode("cp1252")
+        except UnicodeDecodeError:
+            return raw.decode("latin-1")
+
+
+def is_utf8(name: str) -> bool:
+    try:
+        os.fsencode(name).decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def match_assignment(name: str) -> str | None:
+    """The rubric's assignment for a folder name, ignoring case and surrounding spaces."""
+    wanted = readable_name(name).strip().casefold()
+    return next((a for a in ASSIGNMENTS if a.casefold() == wanted), None)
+
+
+def exercise_by_name(name: str) -> Exercise | None:
+    """The exercise a file name points to, allowing for Jupyter's and browsers' copies:
+    `01_parse_cron_field (1).ipynb`, `01_parse_cron_field-Copy1.ipynb`, any case."""
+    stem = readable_name(name).removesuffix(".ipynb").strip()
+    while True:
+        shorter = COPY_SUFFIX.sub("", stem)
+        if shorter == stem:
+            break
+        stem = shorter
+    return next((e for e in EXERCISES if e.notebook.casefold() == stem.casefold()), None)
+
+
+def _read(path: Path) -> dict | None:
+    """A notebook document read by this trusted process, or None when it is not one."""
+    from .notebook import NotebookError, read_notebook
+
+    try:
+        return read_notebook(path)
+    except (NotebookError, OSError, ValueError, RecursionError):
+        return None
+
+
+def recognise(path: Path) -> tuple[Exercise | None, dict | None]:
+    """The exercise a notebook file answers, and its document when it was read (a file named
+    exactly like an exercise is not read here: most of a class is, and grading reads it)."""
+    from .grading import recognise as by_cells
+
+    exact = exercise_for(path.name)
+    if exact is not None:
+        return exact, None
+    document = _read(path)
+    if document is not None:
+        found = by_cells(path, document)
+        if found is not None:
+            return found, document
+    return exercise_by_name(path.name), document
+
+
+def has_work(document: dict | None, exercise: Exercise) -> bool:
+    """True when one of the document's answer cells differs from the released student copy
+    (without a released copy to compare with, every readable notebook has work)."""
+    from .reference import nbgrader_meta
+
+    if document is None:
+        return False
+    released = _released_answers(exercise)
+    if released is None:
+        return True
+    for cell in document.get("cells", []):
+        if not isinstance(cell, dict) or not isinstance(cell.get("metadata"), dict):
+            continue
+        meta = nbgrader_meta(cell)
+        grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+        if grade_id in released:
+            source = cell.get("source", "")
+            source = "".join(map(str, source)) if isinstance(source, list) else str(source)
+            if source.strip() != released[grade_id]:
+                return True
+    return False
+
+
+_RELEASED: dict[Exercise, dict[str, str] | None] = {}
+
+
+def _released_answers(exercise: Exercise) -> dict[str, str] | None:
+    if exercise not in _RELEASED:
+        from .reference import REPOSITORY, is_answer_cell, nbgrader_meta
+
+        path = REPOSITORY / "notebooks" / exercise.path
+        try:
+            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+            _RELEASED[exercise] = {
+                nbgrader_meta(cell)["grade_id"]: "".join(cell["source"]).strip()
+                if isinstance(cell["source"], list) else cell["source"].strip()
+                for cell in cells if is_answer_cell(cell)}
+        except (OSError, ValueError, KeyError, TypeError):
+            _RELEASED[exercise] = None
+    return _RELEASED[exercise]
+
+
+@dataclass
+class _Candidate:
+    path: Path
+    shown: str
+    assignment_folder: str  # the folder's own name
+    exercise: Exercise
+    document: dict | None  # None: not read yet, or not a notebook
+    links: int
+    _work: bool | None = None
+
+    @property
+    def work(self) -> bool:
+        """Read only when several files compete for one exercise."""
+        if self._work is None:
+            self._work = has_work(self.document or _read(self.path), self.exercise)
+        return self._work
+
+
+def choose(candidates: list[_Candidate]) -> tuple[_Candidate, str]:
+    """The candidate that counts for one exercise (the module's rule) and why, in words."""
+    if len(candidates) == 1:
+        return candidates[0], ""
+    any_work = any(c.work for c in candidates)
+
+    def rank(c: _Candidate) -> tuple:
+        canonical = c.path.name == f"{c.exercise.notebook}.ipynb"
+        return (any_work and not c.work, not canonical,
+                c.assignment_folder != c.exercise.assignment, c.shown)
+
+    best = min(candidates, key=rank)
+    others = ", ".join(c.shown for c in candidates if c is not best)
+    canonical = best.path.name == f"{best.exercise.notebook}.ipynb"
+    if canonical and (best.work or not any_work):
+        why = "it is named exactly like the exercise"
+    elif not canonical and any_work:
+        why = ("the file named like the exercise is missing or the untouched release, and this "
+               "is the first file by name with work in it")
+    else:
+        why = "it is the first by name (none is named exactly like the exercise)"
+    return best, f"{best.shown} counted for {best.exercise.notebook} because {why}; " \
+                 f"not counted: {others}"
+
+
+def _is_link(path: Path) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    real, home = os.path.realpath(path), os.path.realpath(folder)
+    return real.startswith(home + os.sep)
+
+
+def _check_top(submitted: Path) -> None:
+    """Refuse, with the expected layout, a folder that is one student's or one assignment's."""
+    hint = (f"grade-batch expects {LAYOUT}: point it at the folder that holds one folder per "
+            "student")
+    entries = list(submitted.iterdir())
+    folders = [e for e in entries if e.is_dir() and not _is_link(e) and not e.name.startswith(".")
+               and e.name not in IGNORED]
+    if not folders and any(e.suffix == ".ipynb" for e in entries):
+        raise LayoutError(
+            f"{submitted} holds notebooks directly, like one student's assignment folder; "
+            f"{hint}, or grade one student with `python -m autograder grade "
+            f"{submitted}/*.ipynb --results FILE`")
+    for entry in sorted(folders):
+        if match_assignment(entry.name) and any(
+                child.suffix == ".ipynb" for child in entry.iterdir()):
+            name = readable_name(entry.name)
+            raise LayoutError(
+                f"{submitted} looks like one student's folder (it holds {name}/ with "
+                f"notebooks); {hint}, or grade one student with `python -m autograder grade "
+                f"{submitted}/{name}/*.ipynb --results FILE`")
+
+
+def _walk(folder: Path, depth: int = 0, budget: list[int] | None = None):
+    """Every file under `folder` as (path, parts, is_link), never following a link."""
+    budget = budget if budget is not None else [MAX_ENTRIES]
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name in IGNORED or entry.name.startswith("."):
+            continue
+        budget[0] -= 1
+        if budget[0] < 0:
+            yield Path(entry.path), "too-many", False
+            return
+        link = entry.is_symlink()
+        if not link and entry.is_dir(follow_symlinks=False):
+            if depth >= MAX_DEPTH:
+                yield Path(entry.path), "too-deep", False
+                continue
+            yield from _walk(Path(entry.path), depth + 1, budget)
+        else:
+            yield Path(entry.path), "file", link
+
+
+def discover(submitted: Path, out: Path | None = None,
+             assignment: str | None = None) -> Discovery:
+    """The class in `submitted`: what to grade, and everything else with a reason.
+
+    `assignment` grades only that assignment; by default every assignment that at least one
+    student submitted a notebook for is graded."""
+    submitted = Path(submitted)
+    if assignment is not None and match_assignment(assignment) is None:
+        raise LayoutError(f"--assignment {assignment} is not an assignment of the course "
+                          f"(expected one of {', '.join(ASSIGNMENTS)})")
+    only = match_assignment(assignment) if assignment else None
+    _check_top(submitted)
+    skip = os.path.realpath(out) if out else None
+    students: dict[str, Path] = {}
+    skipped: list[Skipped] = []
+    flagged: list[Skipped] = []
+    candidates: dict[tuple[str, Exercise], list[_Candidate]] = {}
+
+    for entry in sorted(submitted.iterdir()):
+        name = entry.name
+        if name in IGNORED or name.startswith(".") or (skip and os.path.realpath(entry) == skip):
+            continue
+        student = readable_name(name)
+        if student in students:  # a Latin-1 name that reads like another student's
+            student = os.fsencode(name).decode("utf-8", "backslashreplace")
+        if _is_link(entry):
+            students[student] = entry
+            skipped.append(Skipped(student, "", "", "", f"the student folder {student}/ is a "
+                                   "symbolic link; nothing in it was graded (a link can point at "
+                                   "another student's work)"))
+            continue
+        if not entry.is_dir():
+            skipped.append(Skipped("", "", "", student, f"a file directly in {submitted.name}/, "
+                                   f"not a student's folder (expected {LAYOUT})"))
+            continue
+        students[student] = entry
+        if not is_utf8(name):
+            flagged.append(Skipped(student, "", "", "", f"the folder name is not UTF-8 "
+                                   f"({os.fsencode(name)!r}); it is shown as {student!r}"))
+        found_any = False
+        for path, kind, link in _walk(entry):
+            found_any = True
+            parts = path.relative_to(entry).parts
+            shown = "/".join([student, *map(readable_name, parts)])
+            if kind == "too-many":
+                skipped.append(Skipped(student, "", "", f"{student}/", f"the folder holds more "
+                                       f"than {MAX_ENTRIES} files and folders; the rest was not "
+                                       "looked at"))
+                continue
+            if kind == "too-deep":
+                skipped.append(Skipped(student, "", "", shown, f"nested more than {MAX_DEPTH} "
+                                       "folders deep; not looked at"))
+                continue
+            folder = match_assignment(parts[0]) if len(parts) > 1 else None
+            named = exercise_by_name(path.name) if path.suffix.lower() == ".ipynb" else None
+            guess = named.notebook if named else ""
+            home = named.assignment if named else (folder or "")
+            if link or not _inside(path, entry):
+                skipped.append(Skipped(student, home, guess, shown, "a symbolic link; only "
+                                       "files of the student's own are graded"))
+                continue
+            if path.suffix.lower() != ".ipynb":
+                what = EXPORTS.get(path.suffix.lower(), "not a notebook")
+                skipped.append(Skipped(student, home, guess, shown, f"{what}, not a notebook; "
+                                       "submit the .ipynb file"))
+                continue
+            expected = f"{student}/{home or '<assignment>'}/{path.name}"
+            if len(parts) == 1:
+                skipped.append(Skipped(student, home, guess, shown, f"directly in the student's "
+                                       f"folder; expected {expected}"))
+                continue
+            if folder is None:
+                skipped.append(Skipped(student, home, guess, shown, f"{readable_name(parts[0])}/"
+                                       " is not an assignment of the course (expected one of "
+                                       f"{', '.join(ASSIGNMENTS)}/)"))
+                continue
+            if len(parts) > 2:
+                skipped.append(Skipped(student, home or folder, guess, shown,
+                                       f"too deep in folders; expected {student}/"
+                                       f"{home or folder}/{path.name}"))
+                continue
+            exercise, document = recognise(path)
+            if exercise is None:
+                skipped.append(Skipped(student, folder, "", shown, "not one of the course's "
+                                       "notebooks: its name and graded cells match no exercise"))
+                continue
+            try:
+                links = os.lstat(path).st_nlink
+            except OSError:
+                links = 1
+            candidates.setdefault((student, exercise), []).append(_Candidate(
+                path, shown, readable_name(parts[0]), exercise, document, links))
+        if not found_any:
+            skipped.append(Skipped(student, "", "", "", f"the folder {student}/ is empty: "
+                                   "nothing was submitted"))
+
+    graded = (only,) if only else tuple(a for a in ASSIGNMENTS if any(
+        exercise.assignment == a for _, exercise in candidates))
+    submissions: list[Submission] = []
+    chosen: dict[Submission, str] = {}
+    for (student, exercise), found in sorted(candidates.items(),
+                                             key=lambda kv: (kv[0][0], kv[0][1].notebook)):
+        if exercise.assignment not in graded:
+            continue
+        best, why = choose(found)
+        submission = Submission(student, exercise.assignment, best.path, best.shown, exercise,
+                                students[student])
+        submissions.append(submission)
+        if why:
+            chosen[submission] = why
+        for other in found:
+            if other is not best:
+                skipped.append(Skipped(student, exercise.assignment, exercise.notebook,
+                                       other.shown, f"not counted: {best.shown} counts for "
+                                       f"{exercise.notebook} (one file per exercise)"))
+        if best.links > 1:
+            flagged.append(Skipped(student, exercise.assignment, exercise.notebook, best.shown,
+                                   f"flagged: the file has {best.links} hard links, so the same "
+                                   "file may be another student's submission too"))
+    if not submissions and not any(s.file.endswith(".ipynb") for s in skipped):
+        where = f" for {only}" if only else ""
+        raise LayoutError(f"{submitted} holds no notebooks{where} (expected {LAYOUT})")
+    skipped = [s for s in skipped if not s.assignment or s.assignment in graded]
+    flagged = [s for s in flagged if not s.assignment or s.assignment in graded]
+    return Discovery(sorted(students), graded, submissions, skipped, flagged, chosen)
+
+
+def discover_upload(folder: Path, assignment: str, student: str = "submission") -> Discovery:
+    """One student's upload of one assignment in any layout (Gradescope's submission folder):
+    every notebook under `folder`, at any depth, is a candidate for its exercise, and the
+    module's rule picks one per exercise. Links and other files are listed, not graded."""
+    folder = Path(folder)
+    skipped: list[Skipped] = []
+    flagged: list[Skipped] = []
+    candidates: dict[Exercise, list[_Candidate]] = {}
+    for path, kind, link in _walk(folder):
+        shown = "/".join(map(readable_name, path.relative_to(folder).parts))
+        if kind != "file":
+            skipped.append(Skipped(student, assignment, "", shown, "too many files or folders, "
+                                   "or too deep; not looked at"))
+        elif link or not _inside(path, folder):
+            skipped.append(Skipped(student, assignment, "", shown, "a symbolic link; only "
+                                   "files of your own are graded"))
+        elif path.suffix.lower() != ".ipynb":
+            what = EXPORTS.get(path.suffix.lower(), "not a notebook")
+            skipped.append(Skipped(student, assignment, "", shown, f"{what}, not a notebook; "
+                                   "submit the .ipynb file"))
+        else:
+            exercise, document = recognise(path)
+            if exercise is None or exercise.assignment != assignment:
+                skipped.append(Skipped(student, assignment, "", shown, "not one of the notebooks "
+                                       f"of {assignment}"))
+                continue
+            candidates.setdefault(exercise, []).append(_Candidate(
+                path, shown, assignment, exercise, document, os.lstat(path).st_nlink))
+    submissions, chosen = [], {}
+    for exercise, found in sorted(candidates.items(), key=lambda kv: kv[0].notebook):
+        best, why = choose(found)
+        submission = Submission(student, assignment, best.path, best.shown, exercise, folder)
+        submissions.append(submission)
+        if why:
+            chosen[submission] = why
+        skipped += [Skipped(student, assignment, exercise.notebook, other.shown,
+                            f"not counted: {best.shown} counts for {exercise.notebook}")
+                    for other in found if other is not best]
+    return Discovery([student], (assignment,), submissions, skipped, flagged, chosen)

@@ -1,0 +1,116 @@
+"""Export a gradebook to an LMS: one row per student, one column per assignment.
+
+    python -m autograder export grades/ --format canvas --roster roster.csv
+    python -m autograder export grades/ --format csv [--roster roster.csv] [--missing blank]
+
+The roster (CSV) maps the course's student ids (the folder names under submitted/) to the
+LMS's: columns `student` and `lms_id`, and for Canvas optionally `name`, `sis_user_id`,
+`sis_login_id` and `section`. A student with nothing submitted for an assignment (every one
+of its notebooks "not submitted" and no override) gets 0, or a blank cell with
+`--missing blank`. Scores are after late penalties and overrides, as in grades.csv.
+
+Canvas: Canvas's gradebook import format (Student, ID, SIS User ID, SIS Login ID, Section,
+then one column per assignment titled as the assignment in Canvas, then a "Points Possible"
+row). `--title schedules="Lab 1: schedules (1234)"` names a column exactly as Canvas's own
+export does, so the import fills that assignment instead of creating a new one.
+Plain CSV: student, lms_id, one column per assignment, total.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from .rubric import ASSIGNMENTS, EXERCISES
+
+CANVAS_FIXED = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+
+
+class ExportError(Exception):
+    """The export cannot be made; the message is one sentence for a person."""
+
+
+def _cell(value: str) -> str:
+    """A cell a spreadsheet will not run as a formula."""
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+
+
+def read_gradebook(folder: Path) -> dict[str, dict[str, float | None]]:
+    """student -> assignment -> points (None: nothing submitted), from folder/grades.csv."""
+    path = Path(folder) / "grades.csv"
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+    except FileNotFoundError:
+        raise ExportError(f"{path} does not exist (run grade-batch first)") from None
+    scores: dict[str, dict[str, float | None]] = {}
+    try:
+        for row in rows:
+            mine = scores.setdefault(row["student"], {})
+            missing = row.get("note", "").startswith("not submitted") and not row.get("override")
+            earned = None if missing else float(row["score"])
+            before = mine.get(row["assignment"])
+            if earned is not None:
+                mine[row["assignment"]] = (before or 0.0) + earned
+            else:
+                mine.setdefault(row["assignment"], None)
+    except (KeyError, ValueError):
+        raise ExportError(f"{path} is not a gradebook written by grade-batch") from None
+    return scores
+
+
+def read_roster(path: Path | None) -> list[dict[str, str]]:
+    if path is None:
+        return []
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            rows = [{k.strip(): (v or "").strip() for k, v in row.items() if k}
+                    for row in csv.DictReader(handle)]
+    except OSError as error:
+        raise ExportError(f"cannot read the roster {path} ({error.strerror or error})") from None
+    if rows and not {"student", "lms_id"} <= set(rows[0]):
+        raise ExportError(f"the roster {path} needs the columns student and lms_id")
+    return rows
+
+
+def export(folder: Path, fmt: str, roster_path: Path | None = None, missing: str = "zero",
+           titles: dict[str, str] | None = None) -> tuple[str, list[str]]:
+    """The export's text and one warning per student it could not place."""
+    scores = read_gradebook(folder)
+    roster = read_roster(roster_path)
+    if fmt == "canvas" and not roster:
+        raise ExportError("--format canvas needs --roster FILE (student,lms_id,...): Canvas "
+                          "matches rows by its own ID")
+    assignments = [a for a in ASSIGNMENTS if any(a in mine for mine in scores.values())]
+    maxima = {a: sum(e.max_score for e in EXERCISES if e.assignment == a) for a in assignments}
+    titles = {a: (titles or {}).get(a, a) for a in assignments}
+    known = {row["student"] for row in roster}
+    warnings = [f"{student} is in the gradebook but not in the roster; left out"
+                for student in sorted(scores) if roster and student not in known]
+    people = roster or [{"student": s, "lms_id": ""} for s in sorted(scores)]
+
+    def points(student: str, assignment: str) -> str:
+        value = scores.get(student, {}).get(assignment)
+        if value is None:
+            return "" if missing == "blank" else "0"
+        return f"{round(value, 2):g}"
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    if fmt == "canvas":
+        writer.writerow([*CANVAS_FIXED, *(titles[a] for a in assignments)])
+        writer.writerow(["Points Possible", "", "", "", "", *(f"{maxima[a]:g}"
+                                                              for a in assignments)])
+        for person in people:
+            writer.writerow([_cell(person.get(k, "")) for k in
+                             ("name", "lms_id", "sis_user_id", "sis_login_id", "section")]
+                            + [points(person["student"], a) for a in assignments])
+    else:
+        writer.writerow(["student", "lms_id", *assignments, "total"])
+        for person in people:
+            cells = [points(person["student"], a) for a in assignments]
+            total = sum(float(c) for c in cells if c)
+            writer.writerow([_cell(person["student"]), _cell(person.get("lms_id", "")), *cells,
+                             f"{round(total, 2):g}"])
+    return buffer.getvalue(), warnings

@@ -1,0 +1,398 @@
+"""A real class's week with `grade-batch`: submissions as they really arrive, deadlines,
+overrides and gradebook hygiene, on a class generated in a temporary folder (issue 13).
+
+One messy class is graded once through the command line (with a deadlines file and an
+overrides file in the output folder); each test checks one promise of the README's
+instructor section against the files that batch wrote.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from grader_cli import grade_batch
+
+from autograder import batch, deadlines, fixtures, overrides
+from autograder.reference import REPOSITORY
+from autograder.rubric import exercise_for
+
+PARSE = exercise_for("01_parse_cron_field")
+MATCHES = exercise_for("02_cron_matches")
+BACKOFF = exercise_for("05_backoff_delays")
+LATIN1 = os.fsdecode(b"zo\xeb")  # "zoë" in Latin-1, as a Windows zip stores it
+DEADLINES = """\
+[due]
+schedules = 2026-03-01T23:59:00Z
+
+[extensions.caps]
+schedules = 2026-03-05T23:59:00Z
+
+[late]
+penalty_per = "day"
+penalty_percent = 10
+"""
+OVERRIDES = """\
+student,notebook,score,reason
+flat,01_parse_cron_field,20,"graded by hand: the notebook was outside its assignment folder"
+"""
+
+
+def wrong(exercise, name: str):
+    entry = fixtures.read_corpus_entry(
+        REPOSITORY / "tests" / "corpus" / "wrong" / exercise.notebook / f"{name}.py")
+    return fixtures.corpus_submission(entry)
+
+
+def write(submitted: Path, relative: str, made) -> Path:
+    """A file at submitted/relative: a notebook node, or text."""
+    path = submitted / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(made, str):
+        path.write_text(made)
+    else:
+        import nbformat
+
+        nbformat.write(made, str(path))
+    return path
+
+
+def build_class(submitted: Path) -> None:
+    honest, stub = fixtures.honest_submission(PARSE), fixtures.stub_submission(PARSE)
+    write(submitted, "ada/schedules/01_parse_cron_field.ipynb", honest)
+    write(submitted, "ada/schedules/02_cron_matches.ipynb", fixtures.honest_submission(MATCHES))
+    write(submitted, "ada/schedules/timestamp.txt", "2026-03-02 10:00:00.000000 UTC\n")
+    write(submitted, "ada/resilience/05_backoff_delays.ipynb",
+          fixtures.honest_submission(BACKOFF))
+    write(submitted, "flat/01_parse_cron_field.ipynb", honest)
+    write(submitted, "instructions.ipynb", stub)  # the instructor's stray file
+    write(submitted, "zoe/schedules/notebooks/schedules/01_parse_cron_field.ipynb", honest)
+    write(submitted, "exports/schedules/01_parse_cron_field.py", "def parse_cron_field(): ...\n")
+    write(submitted, "exports/schedules/01_parse_cron_field.html", "<html></html>\n")
+    (submitted / "empty").mkdir(parents=True)
+    write(submitted, "renamed/schedules/Untitled.ipynb", honest)
+    write(submitted, "copies/schedules/01_parse_cron_field.ipynb", stub)
+    write(submitted, "copies/schedules/01_parse_cron_field (1).ipynb", honest)
+    write(submitted, "both/schedules/01_parse_cron_field.ipynb", honest)
+    write(submitted, "both/schedules/01_parse_cron_field-Copy1.ipynb",
+          wrong(PARSE, "exclusive_range_end"))
+    write(submitted, "caps/Schedules/01_parse_cron_field.ipynb", honest)
+    write(submitted, "caps/Schedules/timestamp.txt", "2026-03-02 10:00:00.000000 UTC\n")
+    write(submitted, f"{LATIN1}/schedules/01_parse_cron_field.ipynb", honest)
+    write(submitted, "accents/schedules/" + os.fsdecode(b"mon travail (r\xe9vis\xe9).ipynb"),
+          honest)
+    (submitted / "mallory").mkdir()
+    (submitted / "mallory" / "schedules").symlink_to("../ada/schedules")
+    (submitted / "linker" / "schedules").mkdir(parents=True)
+    (submitted / "linker" / "schedules" / "01_parse_cron_field.ipynb").symlink_to(
+        submitted / "ada" / "schedules" / "01_parse_cron_field.ipynb")
+    (submitted / "hardlinker" / "schedules").mkdir(parents=True)
+    os.link(submitted / "ada" / "schedules" / "02_cron_matches.ipynb",
+            submitted / "hardlinker" / "schedules" / "02_cron_matches.ipynb")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> tuple[Path, Path, subprocess.CompletedProcess]:
+    root = tmp_path_factory.mktemp("real-class")
+    submitted, out = root / "submitted", root / "grades"
+    build_class(submitted)
+    out.mkdir()
+    (out / "deadlines.toml").write_text(DEADLINES)
+    (out / "overrides.csv").write_text(OVERRIDES)
+    done = grade_batch(submitted, out, "--jobs", "2")
+    if done.returncode == 1 and "bubblewrap" in done.stderr:
+        pytest.skip(f"the sandbox is not available here: {done.stderr.strip()[-300:]}")
+    assert done.returncode == 0, done.stderr[-3000:]
+    return submitted, out, done
+
+
+def rows(out: Path, name: str = "grades.csv") -> list[dict[str, str]]:
+    with open(out / name, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def row(out: Path, student: str, notebook: str) -> dict[str, str]:
+    found = [r for r in rows(out) if r["student"] == student and r["notebook"] == notebook]
+    assert len(found) == 1, f"{student} {notebook}: {found}"
+    return found[0]
+
+
+def not_graded(out: Path, student: str) -> list[dict[str, str]]:
+    return [r for r in rows(out, "not-graded.csv") if r["student"] == student]
+
+
+# -- submissions as they really arrive ---------------------------------------------------
+
+@pytest.mark.parametrize("student, where, reason", [
+    ("flat", "flat/01_parse_cron_field.ipynb", "directly in the student's folder"),
+    ("zoe", "zoe/schedules/notebooks/schedules/01_parse_cron_field.ipynb", "too deep"),
+    ("exports", "exports/schedules/01_parse_cron_field.py", "Python script export"),
+    ("exports", "exports/schedules/01_parse_cron_field.html", "HTML export"),
+    ("empty", "", "is empty"),
+    ("", "instructions.ipynb", "not a student's folder"),
+], ids=["flat", "extra-level", "py-export", "html-export", "empty-folder", "top-level-file"])
+def test_nothing_is_silently_skipped(graded, student, where, reason):
+    _, out, done = graded
+    listed = [r for r in not_graded(out, student) if r["file"] == where]
+    assert listed and reason in listed[0]["reason"], not_graded(out, student)
+    assert where in done.stderr and "not-graded.csv" in done.stderr
+    if not student:
+        return
+    parse = row(out, student, PARSE.notebook)
+    if student != "flat":  # flat has an override (tested below)
+        assert (parse["score"], parse["max_score"]) == ("0", "25")
+    assert reason in parse["note"] and parse["note"].startswith("not submitted")
+    assert {r["notebook"] for r in rows(out) if r["student"] == student} == {
+        "01_parse_cron_field", "02_cron_matches", "03_next_run", "04_run_order",
+        "05_backoff_delays", "06_append_if_new"}
+
+
+def test_renamed_and_duplicated_notebooks_count_once_under_the_exercise_name(graded):
+    _, out, done = graded
+    assert row(out, "renamed", PARSE.notebook)["score"] == "25"
+    assert not [r for r in rows(out) if r["notebook"] in ("Untitled", "01_parse_cron_field (1)")]
+    # the canonical file is the untouched release and a copy has work: the copy counts
+    copies = row(out, "copies", PARSE.notebook)
+    assert copies["score"] == "25"
+    assert "01_parse_cron_field (1).ipynb counted" in copies["note"]
+    assert "[" in done.stderr and "copies/schedules/01_parse_cron_field (1).ipynb  25/25" \
+        in done.stderr
+    assert "copies/schedules/01_parse_cron_field.ipynb  " not in done.stderr  # never graded
+    # both have work: the file named like the exercise counts, not the buggy copy
+    both = row(out, "both", PARSE.notebook)
+    assert both["score"] == "25" and "named exactly like the exercise" in both["note"]
+    report = (out / "both" / "report.md").read_text()
+    assert "both/schedules/01_parse_cron_field.ipynb counted" in report
+    assert "01_parse_cron_field-Copy1.ipynb" in report
+
+
+def test_assignment_folders_match_whatever_their_case(graded):
+    _, out, _ = graded
+    caps = row(out, "caps", PARSE.notebook)
+    assert (caps["assignment"], caps["score"]) == ("schedules", "25")
+    assert json.loads((out / "caps" / "schedules" / "results.json").read_text())["score"] == 25
+
+
+def test_a_folder_name_that_is_not_utf8_is_graded_under_a_readable_name(graded):
+    _, out, _ = graded
+    zoe = row(out, "zoë", PARSE.notebook)
+    assert zoe["score"] == "25"
+    assert [r for r in not_graded(out, "zoë") if "not UTF-8" in r["reason"]]
+    assert row(out, "accents", PARSE.notebook)["score"] == "25"  # a Latin-1 file name
+    results = json.loads((out / "accents" / "schedules" / "results.json").read_text())
+    assert "mon travail (révisé).ipynb" in (out / "accents" / "report.md").read_text()
+    assert results["score"] == 25
+
+
+def test_a_symbolic_link_never_grades_a_classmates_work(graded):
+    _, out, _ = graded
+    for student in ("mallory", "linker"):
+        assert row(out, student, PARSE.notebook)["score"] == "0"
+        assert row(out, student, MATCHES.notebook)["score"] == "0"
+        assert [r for r in not_graded(out, student) if "symbolic link" in r["reason"]]
+    assert row(out, "ada", PARSE.notebook)["score"] != "0"
+
+
+def test_a_file_with_several_hard_links_is_flagged_for_both_students(graded):
+    _, out, _ = graded
+    for student in ("ada", "hardlinker"):
+        assert [r for r in not_graded(out, student)
+                if r["notebook"] == MATCHES.notebook and "hard links" in r["reason"]]
+        assert "hard links" in row(out, student, MATCHES.notebook)["note"]
+
+
+def test_results_json_is_one_file_per_assignment(graded):
+    _, out, _ = graded
+    schedules = json.loads((out / "ada" / "schedules" / "results.json").read_text())
+    resilience = json.loads((out / "ada" / "resilience" / "results.json").read_text())
+    assert {t["name"].split(" · ")[0] for t in resilience["tests"]} == {
+        "05_backoff_delays", "06_append_if_new"}
+    assert resilience["max_score"] == 50 and schedules["max_score"] == 110
+    assert not (out / "ada" / "results.json").exists()
+
+
+def test_one_assignment_only_with_its_own_maximum(graded, tmp_path):
+    submitted, _, _ = graded
+    out = tmp_path / "resilience-only"
+    done = grade_batch(submitted, out, "--assignment", "Resilience")
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = rows(out)
+    assert {r["notebook"] for r in found} == {"05_backoff_delays", "06_append_if_new"}
+    assert sum(float(r["max_score"]) for r in found if r["student"] == "ada") == 50
+    table = subprocess.run([*batch_grader(), "autograder.gradebook", str(out / "grades.csv")],
+                           capture_output=True, text=True, cwd=REPOSITORY).stdout
+    assert table.splitlines()[1].split() == ["(max)", "25", "25", "50"]
+    unknown = grade_batch(submitted, tmp_path / "x", "--assignment", "homework")
+    assert unknown.returncode == 2 and "expected one of schedules" in unknown.stderr
+
+
+def batch_grader() -> list[str]:
+    import sys
+
+    return [sys.executable, "-m"]
+
+
+def test_pointing_at_one_students_folder_says_what_layout_was_expected(graded, tmp_path):
+    submitted, _, _ = graded
+    done = grade_batch(submitted / "ada", tmp_path / "out")
+    assert done.returncode == 2
+    assert "looks like one student's folder" in done.stderr
+    assert "SUBMITTED/<student>/<assignment>/<notebook>.ipynb" in done.stderr
+    assert "Traceback" not in done.stderr
+    folder = grade_batch(submitted / "ada" / "schedules", tmp_path / "out")
+    assert folder.returncode == 2 and "holds notebooks directly" in folder.stderr
+    assert f"python -m autograder grade {submitted / 'ada' / 'schedules'}/*.ipynb" \
+        in folder.stderr
+
+
+def test_a_class_of_200_is_found_quickly_without_reading_every_notebook(tmp_path):
+    import time
+
+    from autograder import discovery
+    from autograder.rubric import EXERCISES
+
+    submitted = tmp_path / "submitted"
+    for number in range(200):
+        for exercise in EXERCISES:
+            path = submitted / f"student{number:03d}" / exercise.path
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("{}")  # named like the exercise: graded, so read only then
+    started = time.monotonic()
+    found = discovery.discover(submitted)
+    assert time.monotonic() - started < 10
+    assert len(found.submissions) == 200 * len(EXERCISES) and not found.skipped
+    assert found.assignments == ("schedules", "resilience", "capstone")
+
+
+# -- deadlines ---------------------------------------------------------------------------
+
+def test_late_work_loses_the_policys_penalty_and_extensions_count(graded):
+    _, out, _ = graded
+    ada = row(out, "ada", PARSE.notebook)  # 10 h after the due date: one started day, 10%
+    assert ada["submitted_at"] == "2026-03-02T10:00:00+00:00"
+    assert (ada["late_by"], ada["penalty"], ada["score"]) == ("10.02", "2.5", "22.5")
+    caps = row(out, "caps", PARSE.notebook)  # the same time, within caps's extension
+    assert (caps["late_by"], caps["penalty"], caps["score"]) == ("", "", "25")
+    renamed = row(out, "renamed", PARSE.notebook)  # no timestamp.txt: never late
+    assert (renamed["submitted_at"], renamed["penalty"]) == ("", "")
+    assert "no timestamp.txt" in renamed["note"]
+    assert "late penalty 10%" in (out / "ada" / "report.md").read_text()
+
+
+def test_late_policies_none_per_hour_and_zero_after_a_cutoff(tmp_path):
+    due = datetime(2026, 3, 1, 12, tzinfo=timezone.utc)
+    after = {hours: due + timedelta(hours=hours) for hours in (0.5, 5, 30)}
+    none = deadlines.Policy(due={"schedules": due})
+    assert none.judge("a", "schedules", after[30]).fraction == 0
+    path = tmp_path / "deadlines.toml"
+    path.write_text('[due]\nschedules = "2026-03-01T12:00:00+00:00"\n[late]\n'
+                    'penalty_per = "hour"\npenalty_percent = 5\nzero_after_hours = 24\n'
+                    "grace_minutes = 40\n")
+    policy = deadlines.load(path)
+    assert policy.judge("a", "schedules", after[0.5]).fraction == 0  # within the grace
+    assert policy.judge("a", "schedules", after[5]).fraction == pytest.approx(0.25)
+    assert policy.judge("a", "schedules", after[30]).fraction == 1.0
+    assert deadlines.load(None).judge("a", "schedules", after[30]).fraction == 0
+    path.write_text("[due]\nschedules = 2026-03-01T12:00:00\n")
+    with pytest.raises(deadlines.DeadlineError, match="time-zone offset"):
+        deadlines.load(path)
+
+
+# -- overrides ---------------------------------------------------------------------------
+
+def test_overrides_apply_on_every_run_and_show_in_gradebook_and_report(graded):
+    submitted, out, _ = graded
+    flat = row(out, "flat", PARSE.notebook)
+    assert flat["score"] == "20" and flat["override"].startswith("graded by hand")
+    assert "score set to 20 by the instructor" in (out / "flat" / "report.md").read_text()
+    again = grade_batch(submitted, out, "--force", "--jobs", "2")
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert row(out, "flat", PARSE.notebook)["score"] == "20"
+    table = subprocess.run([*batch_grader(), "autograder.gradebook", str(out / "grades.csv")],
+                           capture_output=True, text=True, cwd=REPOSITORY).stdout
+    assert any(line.startswith("flat ") and "20*" in line for line in table.splitlines())
+
+
+def test_an_override_that_cannot_be_used_is_a_warning_not_a_silent_change(tmp_path):
+    path = tmp_path / "overrides.csv"
+    path.write_text("student,notebook,score,reason\nada,01_parse_cron_field,99,typo\n"
+                    "ada,99_bonus,5,extra\nada,02_cron_matches,5,\n")
+    found, warnings = overrides.load(path)
+    assert found == {} and len(warnings) == 3
+    assert "outside 0 to 25" in warnings[0] and "give a reason" in warnings[2]
+
+
+# -- where grades go ---------------------------------------------------------------------
+
+ROSTER = """\
+student,lms_id,name,sis_user_id,sis_login_id,section
+ada,1001,Ada Lovelace,S-1,ada@example.edu,Monday
+empty,1002,Emmy Empty,S-2,emmy@example.edu,Monday
+newcomer,1003,Nell Newcomer,S-3,nell@example.edu,Tuesday
+"""
+
+
+def export(out: Path, *args: str) -> tuple[list[list[str]], subprocess.CompletedProcess]:
+    target = out.parent / "export.csv"
+    done = subprocess.run([*batch_grader(), "autograder", "export", str(out), *args,
+                           "--out", str(target)], capture_output=True, text=True,
+                          cwd=REPOSITORY)
+    assert done.returncode == 0, done.stderr
+    with open(target, newline="", encoding="utf-8") as handle:
+        return list(csv.reader(handle)), done
+
+
+def test_canvas_export_one_row_per_roster_student_one_column_per_assignment(graded):
+    _, out, _ = graded
+    roster = out.parent / "roster.csv"
+    roster.write_text(ROSTER)
+    table, done = export(out, "--format", "canvas", "--roster", str(roster),
+                         "--missing", "blank", "--title", "schedules=Lab 1: schedules (101)")
+    assert table[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
+                        "Lab 1: schedules (101)", "resilience"]
+    assert table[1] == ["Points Possible", "", "", "", "", "110", "50"]
+    by_id = {line[1]: line for line in table[2:]}
+    assert by_id["1001"] == ["Ada Lovelace", "1001", "S-1", "ada@example.edu", "Monday",
+                             "45", "25"]  # late penalties included
+    assert by_id["1002"][5:] == ["", ""] and by_id["1003"][5:] == ["", ""]
+    assert "renamed is in the gradebook but not in the roster" in done.stderr
+    zero, _ = export(out, "--format", "canvas", "--roster", str(roster))
+    assert {line[1]: line[5:] for line in zero[2:]}["1002"] == ["0", "0"]
+
+
+def test_plain_csv_export_lists_every_graded_student_with_a_total(graded):
+    _, out, _ = graded
+    table, _ = export(out, "--format", "csv")
+    assert table[0] == ["student", "lms_id", "schedules", "resilience", "total"]
+    rows = {line[0]: line for line in table[1:]}
+    assert rows["ada"] == ["ada", "", "45", "25", "70"]
+    assert rows["flat"][2:] == ["20", "0", "20"]  # the override counts as submitted
+    assert rows["zoë"][2:] == ["25", "0", "25"]
+
+
+# -- gradebook hygiene -------------------------------------------------------------------
+
+def test_git_ignores_gradebooks_and_make_clean_keeps_submitted():
+    ignored = subprocess.run(["git", "check-ignore", "grades/grades.csv", "grades.csv",
+                              "submitted/ada/schedules/x.ipynb"], cwd=REPOSITORY,
+                             capture_output=True, text=True).stdout.split()
+    assert ignored == ["grades/grades.csv", "grades.csv", "submitted/ada/schedules/x.ipynb"]
+    dry = subprocess.run(["make", "-n", "clean"], cwd=REPOSITORY, capture_output=True,
+                         text=True, env={**os.environ, "MAKEFLAGS": ""})
+    assert dry.returncode == 0 and "rm " in dry.stdout
+    assert "submitted" not in dry.stdout and "grades" not in dry.stdout
+
+
+def test_the_progress_line_never_cuts_a_word():
+    text = ("the notebook's code ended the grading process (exit status 0) before every "
+            "test had run; the missing tests count as failed")
+    short = batch.progress_note(text, width=70)
+    kept = short.removesuffix(" ... (see the report)")
+    assert short.endswith("(see the report)") and text.startswith(kept)
+    assert text[len(kept)] == " " and len(kept) <= 70
+    assert batch.progress_note("short and sweet") == "short and sweet"
