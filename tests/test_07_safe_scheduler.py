@@ -73,7 +73,7 @@ def test_the_corpus_covers_the_bugs_the_issue_names():
     names = {path.stem for path in CORPUS.glob("*.py")}
     assert {"key_ignores_config_hash", "duplicate_runs_twice", "stale_lease_never_recovered",
             "deleted_first_attempt", "backfilled_gap", "succeeded_before_artifacts",
-            "validation_retried"} <= names
+            "validation_retried", "unfenced_artifacts", "stale_quotes_published"} <= names
 
 
 def answer_cell(path: Path, grade_id: str) -> str:

@@ -53,4 +53,16 @@ CASES = [
     flow("a FAILED run is retried on the next trigger with a fresh fetch",
          [{"variant": NEGATIVE}, {"advance": 3600}], RESULT + ["attempts", "fetches"], 2,
          "run_job on bad quotes, then an hour later on good quotes"),
+    # Rule (Part 3, "The window rule (freshness)"): "step 4 passes the job's window to
+    # `validate_quotes`, which raises `ValidationError` unless every quote's time `ts` satisfies
+    # `job.window_start <= ts < job.window_end`. A feed that serves another hour's quotes [...]
+    # ends the run FAILED with the category `"validation"`, and nothing is published."
+    flow("quotes from another hour are not published under this window: FAILED 'validation'",
+         [{"hour": 6, "quotes_hour": 5}], RESULT + ["fetches", "rows", "files"], 3,
+         "run_job for the 06:00-07:00 window when the feed serves the 05:00-06:00 quotes"),
+    # Rule (Part 3, "The window rule (freshness)"), as above: quotes from a later hour are
+    # refused too.
+    flow("quotes from a later hour are refused as well: FAILED 'validation'",
+         [{"hour": 4, "quotes_hour": 5}], RESULT + ["rows", "files"], 1,
+         "run_job for the 04:00-05:00 window when the feed serves the 05:00-06:00 quotes"),
 ]

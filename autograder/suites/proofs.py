@@ -18,6 +18,14 @@ def crash(name: str, step: str, advance: float, observe: list, weight: float) ->
                       "and worker-2 triggers the same run")
 
 
+def stale_worker(name: str, disk_full_on_waking: bool, observe: list, weight: float) -> Case:
+    return Case(name=name, probe="proofs.stale_worker", args=(disk_full_on_waking, observe),
+                weight=weight, timeout=10,
+                shows="worker-1's run_job stalls after 'metrics' past its lease; worker-2 "
+                      "recovers and finishes the run; then worker-1 wakes up"
+                      + (" to a full disk" if disk_full_on_waking else ""))
+
+
 def gap(name: str, last_end_hour: int, now_minutes: float, weight: float, **options) -> Case:
     return Case(name=name, probe="proofs.gap", args=(last_end_hour, now_minutes), kwargs=options,
                 weight=weight, shows=f"catch_up(db, 'psx_hourly', last_end={last_end_hour:02d}:00"
@@ -42,6 +50,25 @@ CASES = [
           "artifacts", 900, ["results", "runs", "attempts", "files", "report says raw_hash"], 2),
     crash("interrupted right after the raw input was stored: no second fetch", "raw_stored",
           600, ["results", "fetches", "report says raw_hash"], 1),
+    # Rule (Part 3, "Fencing: the attempt number is your fencing token"): "Before every
+    # `store.write` in step 6, and before removing the run's artifacts after an error, check
+    # `holds_run(db, key, attempt)` inside one `with transaction(db):` block and do the write or
+    # the removals inside that same block [...] When `holds_run` returns `False`, another attempt
+    # holds the run: write nothing, remove nothing, do not call `finish_run`, and return status
+    # `"LOST"` at once."
+    stale_worker("a stale worker that fails after a takeover removes nothing: the recovered "
+                 "run keeps its report", True,
+                 ["worker-2 (recovers)", "worker-1 (wakes up late)", "runs", "files",
+                  "artifact hashes"], 3),
+    # Rule (Part 3, "Fencing: the attempt number is your fencing token"): "Before every
+    # `store.write` in step 6, and before removing the run's artifacts after an error, check
+    # `holds_run(db, key, attempt)` inside one `with transaction(db):` block and do the write or
+    # the removals inside that same block [...] When `holds_run` returns `False`, another attempt
+    # holds the run: write nothing, remove nothing, do not call `finish_run`, and return status
+    # `"LOST"` at once."
+    stale_worker("a stale worker writes no file after a takeover and ends LOST", False,
+                 ["worker-1 (wakes up late)", "writes by worker-1 after the takeover", "rows",
+                  "artifact hashes"], 2),
     gap("a missed run is logged as a gap, not backfilled", 3, 0, 3),
     gap("after a restart only the current window runs; the gaps stay empty", 3, 0, 2,
         then_run=True),

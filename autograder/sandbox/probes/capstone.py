@@ -32,11 +32,12 @@ CONFIG = {"symbols": ["ENGRO", "HBL", "OGDC"], "metric": "vwap"}
 
 # --------------------------------------------------------------------------- data and helpers
 
-def quotes(seed: int, minutes: int = 12) -> bytes:
-    """A small deterministic quote file in the notebook's CSV format."""
+def quotes(seed: int, minutes: int = 12, hour: int = 5) -> bytes:
+    """A small deterministic quote file in the notebook's CSV format, for the window that
+    starts at `hour` UTC (the same prices whatever the hour)."""
     rng = random.Random(seed)
     lines = ["symbol,ts,price,volume"]
-    start = datetime(2024, 3, 15, 5, 0, tzinfo=UTC)
+    start = datetime(2024, 3, 15, hour, 0, tzinfo=UTC)
     for symbol, price in (("ENGRO", 318.4), ("HBL", 97.15), ("OGDC", 121.6)):
         for minute in range(minutes):
             price = round(price * (1 + rng.gauss(0, 0.002)), 2)
@@ -45,13 +46,21 @@ def quotes(seed: int, minutes: int = 12) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-VARIANTS = {
-    "raw #1": quotes(1),
-    "raw #2 (the feed changed since)": quotes(2),
-    "a row with a negative price": quotes(1).replace(b",97.", b",-97.", 1),
-    "a renamed column": quotes(1).replace(b"symbol,ts,price", b"symbol,time,price", 1),
-}
-LABELS = {hashlib.sha256(raw).hexdigest(): label for label, raw in VARIANTS.items()}
+def variant(label: str, hour: int = 5) -> bytes:
+    """The raw bytes a variant names, with quotes for the window that starts at `hour` UTC."""
+    raw = quotes(2 if label.startswith("raw #2") else 1, hour=hour)
+    if label == "a row with a negative price":
+        return raw.replace(b",97.", b",-97.", 1)
+    if label == "a renamed column":
+        return raw.replace(b"symbol,ts,price", b"symbol,time,price", 1)
+    return raw
+
+
+VARIANT_NAMES = ("raw #1", "raw #2 (the feed changed since)", "a row with a negative price",
+                 "a renamed column")
+VARIANTS = {label: variant(label) for label in VARIANT_NAMES}
+LABELS = {hashlib.sha256(variant(label, hour)).hexdigest(): label
+          for label in VARIANT_NAMES for hour in range(24)}
 
 
 def raw_label(value: object) -> object:
@@ -395,6 +404,7 @@ def _artifacts_check(world: World) -> list:
 def job_flow_scenario(namespace: dict, runs: list, observe: list) -> dict:
     """Runs of run_job one after another, each described by a dict:
     hour (the window's start hour), script (what the fetches do), variant (which raw bytes),
+    quotes_hour (the hour the feed's quotes belong to; the window's hour unless given),
     fail_on ("report"/"records": that artifact's write fails), settings (Job fields),
     advance (seconds the clock moves first), crash_at (a step where the process dies).
     `observe` picks what comes back, so that each case names one property."""
@@ -408,7 +418,8 @@ def job_flow_scenario(namespace: dict, runs: list, observe: list) -> dict:
                 job = world.job(run.get("hour", 5), **run.get("settings", {}))
                 keys.append(world.key(job))
                 world.source.script = list(run.get("script", []))
-                world.source.raw = VARIANTS[run.get("variant", "raw #1")]
+                world.source.raw = variant(run.get("variant", "raw #1"),
+                                           run.get("quotes_hour", run.get("hour", 5)))
                 names = lookup(namespace, "artifact_names")(keys[-1])
                 world.store.fail_on = {names[0 if kind == "report" else 1]
                                        for kind in run.get("fail_on", [])}
@@ -442,6 +453,56 @@ def _report_raw(world: World) -> list:
 
 
 # --------------------------------------------------------------------------- 4. proofs
+
+@probe("proofs.stale_worker")
+def proofs_stale_worker(namespace: dict, disk_full_on_waking: bool, observe: list) -> dict:
+    """Worker 1 stalls after 'metrics' until its lease has expired; worker 2 (its own
+    connection) recovers the run and finishes it; then worker 1 wakes up, with a full disk
+    when `disk_full_on_waking`. Observes both results, the tables, the files and every write
+    worker 1 still tried after the takeover."""
+    run_job = lookup(namespace, "run_job")
+    connect = lookup(namespace, "connect")
+    with scratch() as folder:
+        world = World(namespace, folder)
+        job = world.job()
+        key = world.key(job)
+        names = lookup(namespace, "artifact_names")(key)
+        recovery: list = []
+        late_writes: list = []
+
+        def stall_then_wake(step: str) -> None:
+            if step != "metrics" or recovery:
+                return
+            world.clock.advance(float(job.lease_seconds) + 300)
+            other = connect(world.path)
+            try:
+                recovery.append(result_view(run_job(other, job, world.source, world.store,
+                                                    world.clock, owner="worker-2"), key))
+            except Exception as error:  # worker 2's own failure is an observation too
+                recovery.append(f"raised {type(error).__name__}")
+            finally:
+                other.close()
+            if disk_full_on_waking:
+                world.store.fail_on = set(names)
+            world.store.on_write = lambda name: late_writes.append(KEY_PATTERN.sub("<key>", name))
+
+        try:
+            stale = result_view(run_job(world.db, job, world.source, world.store, world.clock,
+                                        owner="worker-1", on_step=stall_then_wake), key)
+        finally:
+            world.store.fail_on, world.store.on_write = set(), None
+        try:
+            seen = {"worker-2 (recovers)": recovery[0] if recovery else "never ran",
+                    "worker-1 (wakes up late)": stale,
+                    "writes by worker-1 after the takeover": late_writes,
+                    "files": file_names(world.store),
+                    "artifact hashes": _artifacts_check(world),
+                    "report says raw_hash": _report_raw(world)}
+            seen.update(world.tables(labeller([key])))
+            return {name: seen[name] for name in observe}
+        finally:
+            world.close()
+
 
 @probe("proofs.fire_together")
 def proofs_fire_together(namespace: dict, workers: int, observe: list) -> dict:
@@ -524,6 +585,7 @@ def proofs_gap(namespace: dict, last_end_hour: int, now_minutes: float, calls: i
             if then_run and type(plan) is dict and plan.get("run") is not None:
                 start, end = plan["run"]
                 job = lookup(namespace, "Job")("psx_hourly", start, end, dict(CONFIG))
+                world.source.raw = variant("raw #1", start.astimezone(UTC).hour)
                 world.clock.advance(now_minutes * 60)
                 result, _, _ = _run(world, job)
                 plans.append(result)

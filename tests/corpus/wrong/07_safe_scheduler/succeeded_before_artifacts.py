@@ -37,7 +37,8 @@ def run_job(db: sqlite3.Connection, job: Job, source: QuoteSource, store: Artifa
             db.execute("UPDATE runs SET raw_hash = ? WHERE run_key = ? AND attempt = ?",
                        (raw_hash, key, attempt))
         step("raw_stored")
-        records = validate_quotes(raw)  # ValidationError and SchemaError are never retried
+        # Only this window's quotes; ValidationError and SchemaError are never retried.
+        records = validate_quotes(raw, job.window_start, job.window_end)
         store_records(db, key, records)
         step("normalised")
         metrics = compute_metrics(records)

@@ -38,7 +38,8 @@ def run_job(db: sqlite3.Connection, job: Job, source: QuoteSource, store: Artifa
             db.execute("UPDATE runs SET raw_hash = ? WHERE run_key = ? AND attempt = ?",
                        (raw_hash, key, attempt))
         step("raw_stored")
-        records = validate_quotes(raw)  # ValidationError and SchemaError are never retried
+        # Only this window's quotes; ValidationError and SchemaError are never retried.
+        records = validate_quotes(raw, job.window_start, job.window_end)
         store_records(db, key, records)
         step("normalised")
         metrics = compute_metrics(records)
@@ -46,13 +47,19 @@ def run_job(db: sqlite3.Connection, job: Job, source: QuoteSource, store: Artifa
         step("metrics")
         contents = [report_bytes(key, job, raw_hash, metrics), records_csv(records)]
         for name, data in zip(names, contents):
-            append_artifact(db, key, attempt, name, store.write(name, data))
+            with transaction(db):  # the write lock: no takeover between the check and the write
+                if not holds_run(db, key, attempt):  # fenced: a newer attempt owns the run
+                    return {**result, "status": "LOST", "raw_hash": raw_hash}
+                append_artifact(db, key, attempt, name, store.write(name, data))
         if not all(store.exists(name) for name in names):
             raise ArtifactError("an artifact is missing after it was written")
         step("artifacts")
     except Exception as error:
-        for name in names:  # a half-published run must not look like a current report
-            store.remove(name)
+        with transaction(db):
+            if not holds_run(db, key, attempt):  # the files belong to the attempt that holds the run
+                return {**result, "status": "LOST", "raw_hash": raw_hash}
+            for name in names:  # a half-published run must not look like a current report
+                store.remove(name)
         finish_run(db, key, attempt, "FAILED", clock.now(), error_category(error))
         return {**result, "status": "FAILED", "raw_hash": raw_hash,
                 "error": error_category(error)}
