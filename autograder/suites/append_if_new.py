@@ -62,12 +62,15 @@ def objects(name: str, ledger: list[dict], entries: list, **options) -> Case:
 
 
 def missing_key(name: str, ledger: list[dict], good: dict, bad: dict, *, key: str | None = None,
-                how: str | None = None, weight: float = 1.0, rule: str) -> Case:
-    """Append `good`, then an entry without the key, which must raise ValueError."""
+                how: str | None = None, weight: float = 1.0, rule: str,
+                names_key: bool = False) -> Case:
+    """Append `good`, then an entry without the key, which must raise ValueError (whose message
+    must name the key, with `names_key`)."""
     how = how or ("default" if key is None else "keyword")
     shown = "; ".join(_call_text(_step(entry, key, how), []) for entry in (good, bad))
     return Case(name=name, probe=f"{F}.missing_key", args=(ledger, good, bad, key, how),
-                weight=weight, shows=f"ledger = {_text(ledger)}; {shown}", rule=rule)
+                kwargs={"names_key": True} if names_key else {}, weight=weight,
+                shows=f"ledger = {_text(ledger)}; {shown}", rule=rule)
 
 
 def many(name: str, size: int, deliveries: int, seed: int, weight: float = 1.0, *,
@@ -182,10 +185,9 @@ CASES = [
     missing_key("an empty entry raises ValueError", [], R1, {}, weight=1, rule=MISSING),
     returns("1, 1.0 and True are one identifier, compared with ==", [],
             [{"id": 1}, {"id": 1.0}, {"id": True}, {"id": "1"}], weight=1.5, rule=EQUAL),
-    Case(name="the ValueError for an entry without the key names the key", probe="call",
-         target=F, args=([{"run_id": "a"}], {"id": 3}, "run_id"), weight=1,
-         message_contains=("run_id",), rule=MISSING,
-         shows="append_if_new([{'run_id': 'a'}], {'id': 3}, 'run_id')"),
+    missing_key("the ValueError for an entry without the key names the key",
+                [{"run_id": "a"}], {"run_id": "b"}, {"id": 3}, key="run_id", how="positional",
+                weight=1, rule=MISSING, names_key=True),
     # everything at once, at size
     many("a ledger of 5,000 entries: old and new repeats refused, new ids appended, "
          "the answers real bools", 5000, 120, seed=6, weight=2, rule=DUPLICATE),
