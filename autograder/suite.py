@@ -194,9 +194,9 @@ def score(exercise: Exercise, item: GradedItem, outcomes: dict[str, dict]) -> li
         gated = passed and is_rejection and not gate_open
         if gated:
             passed, message = False, (
-                f"{case.call_text()} raised as it should, but a rejection earns its points only "
-                f"when the function also answers at least {REJECTION_GATE:.0%} of the valid "
-                f"cases (by weight) and gets one of them right; it answered "
+                f"{case.call_text()} rejected bad input as it should, but a rejection earns its "
+                f"points only when the function also answers at least {REJECTION_GATE:.0%} of the "
+                f"valid cases (by weight) and gets one of them right; it answered "
                 f"{answered / valid_weight:.0%} and got "
                 f"{'some' if any_right else 'none'} right")
         verdicts.append(Verdict(case, passed, message, max_points if passed else 0.0, max_points,
