@@ -149,19 +149,26 @@ def corpus_submission(entry: CorpusEntry) -> nbformat.NotebookNode:
     return build_submission(entry.exercise, answers, entry.extra)
 
 
-def score_in_process(notebook: nbformat.NotebookNode, exercise: Exercise) -> dict[str, float]:
-    """Points per graded item, grading in this process with the same cells, probes and
-    scoring as the sandbox. For trusted submissions only (suite development and tests of
-    the suites); `python -m autograder` is the safe path."""
+def verdicts_in_process(notebook: nbformat.NotebookNode, exercise: Exercise) -> dict[str, list]:
+    """Every hidden case's verdict per graded item, grading in this process with the same
+    cells, probes and scoring as the sandbox. For trusted submissions only (suite development
+    and tests of the suites); `python -m autograder` is the safe path."""
     from .notebook import extract
     from .sandbox.harness import run_notebook_code
-    from .suite import grade_in_process, item_points
+    from .suite import grade_in_process
 
     extracted = extract(notebook, exercise)
     namespace: dict = {"__name__": "__main__"}
     for _ in run_notebook_code(namespace, extracted.prelude, extracted.cells, 30.0):
         pass  # a cell that fails costs the cases that need it, as in the sandbox
-    verdicts = grade_in_process(exercise, namespace)
+    return grade_in_process(exercise, namespace)
+
+
+def score_in_process(notebook: nbformat.NotebookNode, exercise: Exercise) -> dict[str, float]:
+    """Points per graded item from `verdicts_in_process` (trusted submissions only)."""
+    from .suite import item_points
+
+    verdicts = verdicts_in_process(notebook, exercise)
     return {grade_id: item_points(found) for grade_id, found in verdicts.items()}
 
 

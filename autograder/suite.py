@@ -35,6 +35,12 @@ class Case:
     message_contains: tuple[str, ...] = ()
     timeout: float = DEFAULT_TIMEOUT
     shows: str | None = None  # how to show the call in a failure message; default from args
+    # The rule this case checks, as written (word for word) in the exercise section of the
+    # student copy in notebooks/; tests/test_traceability.py holds every case to it.
+    rule: str = ""
+    # A case about bad input whose probe observes the rejection as a value (the reference's
+    # raising is caught inside it); cases where the reference raises are rejections anyway.
+    rejection: bool = False
 
     def call_text(self) -> str:
         if self.shows is not None:
@@ -69,6 +75,16 @@ class Verdict:
     message: str  # empty when passed
     points: float
     max_points: float
+    gated: bool = False  # a rejection that was right but earned nothing (see REJECTION_GATE)
+
+
+# A rejection case (the reference raises) earns its points only when the submission also
+# answers at least this share of the item's valid-case weight (returns a value instead of
+# raising, timing out or missing) and gets at least one valid case right. An answer that only
+# raises, or that rejects everything it does not recognise, earns nothing for rejecting; one
+# honest bug that changes valid answers (a missing jitter, a swapped field) costs no rejection
+# points, because its function still tells valid input from bad input.
+REJECTION_GATE = 0.5
 
 
 def cases_for(item: GradedItem) -> list[Case]:
@@ -162,11 +178,29 @@ def score(exercise: Exercise, item: GradedItem, outcomes: dict[str, dict]) -> li
     cases = cases_for(item)
     expected = expected_outcomes(item.grade_id)
     total_weight = sum(case.weight for case in cases)
+    received = [outcomes.get(case_id(item, index)) for index in range(len(cases))]
+    judged = [judge(case, expected[index], received[index]) for index, case in enumerate(cases)]
+    rejection = ["raised" in outcome or case.rejection
+                 for case, outcome in zip(cases, expected, strict=True)]
+    valid = [index for index, is_rejection in enumerate(rejection) if not is_rejection]
+    valid_weight = sum(cases[index].weight for index in valid)
+    answered = sum(cases[index].weight for index in valid
+                   if isinstance(received[index], dict) and "value" in received[index])
+    any_right = any(judged[index][0] for index in valid)
+    gate_open = not valid or (answered >= REJECTION_GATE * valid_weight and any_right)
     verdicts = []
-    for index, case in enumerate(cases):
-        passed, message = judge(case, expected[index], outcomes.get(case_id(item, index)))
+    for case, is_rejection, (passed, message) in zip(cases, rejection, judged, strict=True):
         max_points = item.points * case.weight / total_weight
-        verdicts.append(Verdict(case, passed, message, max_points if passed else 0.0, max_points))
+        gated = passed and is_rejection and not gate_open
+        if gated:
+            passed, message = False, (
+                f"{case.call_text()} rejected bad input as it should, but a rejection earns its "
+                f"points only when the function also answers at least {REJECTION_GATE:.0%} of the "
+                f"valid cases (by weight) and gets one of them right; it answered "
+                f"{answered / valid_weight:.0%} and got "
+                f"{'some' if any_right else 'none'} right")
+        verdicts.append(Verdict(case, passed, message, max_points if passed else 0.0, max_points,
+                                gated))
     return verdicts
 
 

@@ -89,7 +89,9 @@ def test_results_json_follows_gradescope_schema(graded):
 def test_stub_report_says_which_tests_failed_and_why(graded):
     _, report = graded["stub"]
     assert "Failed tests:" in report
-    assert "a star selects every minute 0-59" in report and "NotImplementedError" in report
+    # every hidden case of notebook 01 calls the stub, so its report says so in one line
+    assert "**parse_cron_field**: not written yet (all" in report
+    assert "NotImplementedError" in report
 
 
 def test_claimed_points_are_ignored_and_an_exercise_counts_once(tmp_path):

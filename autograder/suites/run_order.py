@@ -48,23 +48,44 @@ def generated_graph(rng: random.Random, count: int, most_dependencies: int = 3,
     return {name: rng.sample(tasks[name], len(tasks[name])) for name in shuffled}
 
 
-def order(tasks: dict, name: str, weight: float = 1.0, **options) -> Case:
-    return call(F, tasks, name=name, weight=weight, **options)
+def order(tasks: dict, name: str, weight: float = 1.0, *, rule: str, **options) -> Case:
+    return call(F, tasks, name=name, weight=weight, rule=rule, **options)
 
 
-def rejected(tasks: dict, name: str, weight: float = 1.0, mentions: tuple[str, ...] = ()) -> Case:
-    return call(F, tasks, name=name, weight=weight, message_contains=mentions)
+def rejected(tasks: dict, name: str, weight: float = 1.0, mentions: tuple[str, ...] = (), *,
+             rule: str = "") -> Case:
+    return call(F, tasks, name=name, weight=weight, message_contains=mentions,
+                rule=rule or UNKNOWN)
 
 
 def cycle(tasks: dict, name: str, weight: float = 1.0) -> Case:
-    return rejected(tasks, name, weight, mentions=("cycle detected",))
+    return rejected(tasks, name, weight, mentions=("cycle detected",), rule=CYCLE)
 
 
-def untouched(tasks: dict, name: str, weight: float = 1.0) -> Case:
+def untouched(tasks: dict, name: str, weight: float = 1.0, *, rule: str,
+              rejection: bool = False) -> Case:
+    """The input after a call; `rejection` for a graph that run_order must reject."""
     shown = plain.show(plain.to_plain(tasks), 120)
     return Case(name=name, probe="run_order.input_after_call", args=(tasks,), weight=weight,
-                shows=f"tasks = {shown}; run_order(tasks); then tasks itself")
+                shows=f"tasks = {shown}; run_order(tasks); then tasks itself", rule=rule,
+                rejection=rejection)
 
+
+# The rules of the exercise section, word for word.
+ONCE = "Return every job exactly once, in the order to run them."
+AFTER = "Every job comes **after all of its dependencies**."
+FIRST = "When several jobs are ready, the **alphabetically first** runs next"
+AGAIN = ("Choose again after *every* job: a job that has just become ready may be the "
+         "alphabetically first.")
+STRINGS = "Python's string order, as `min` and `sorted` use it"
+TWICE = "A dependency listed twice counts once."
+CYCLE = ("A **cycle** (jobs that wait for each other, including a job that depends on itself) "
+         "raises `ValueError` whose message contains `cycle detected`")
+UNKNOWN = ("A dependency that is **not a job** (not a key of `tasks`) raises `ValueError` whose "
+           "message names it.")
+UNTOUCHED = "`tasks` and its lists are **not modified**"
+LARGE = ("the hidden tests include a generated graph of 1,000 jobs, which must be answered "
+         "within 5 seconds")
 
 MORNING = {"report": ["risk", "pnl"], "risk": ["prices", "positions"],
            "pnl": ["prices", "positions"], "prices": [], "positions": []}
@@ -77,33 +98,36 @@ LARGE_DAG = generated_graph(_rng, 1000, most_dependencies=4)
 
 CASES = [
     # the order itself
-    order({}, "no jobs give an empty order", weight=0.5),
-    order({"prices": []}, "one job with no dependencies", weight=0.5),
+    order({}, "no jobs give an empty order", weight=0.5, rule=ONCE),
+    order({"prices": []}, "one job with no dependencies", weight=0.5, rule=ONCE),
     order({"trades": [], "risk": [], "prices": [], "fx_rates": []},
-          "independent jobs run alphabetically, not in the order they were listed", weight=1.5),
+          "independent jobs run alphabetically, not in the order they were listed", weight=1.5,
+          rule=FIRST),
     order({"zeta": [], "alpha": ["zeta"]},
-          "a dependency runs first even when its name sorts last", weight=1.5),
+          "a dependency runs first even when its name sorts last", weight=1.5, rule=AFTER),
     order({"report": ["risk"], "risk": ["prices"], "prices": []},
-          "a chain listed from its end runs from its start", weight=1),
+          "a chain listed from its end runs from its start", weight=1, rule=AFTER),
     order(MORNING, "the morning desk: ties between ready jobs go to the alphabetically first",
-          weight=1.5),
+          weight=1.5, rule=FIRST),
     order({"b": [], "c": [], "a": ["b"]},
           "a job that becomes ready later still runs before alphabetically later ready jobs",
-          weight=2),
+          weight=2, rule=AGAIN),
     order({"load": [], "value": ["load"], "check": ["value"], "archive": [], "zip": []},
           "the alphabetically first ready job is chosen again after every job that runs",
-          weight=1.5),
+          weight=1.5, rule=AGAIN),
     order({"job10": [], "job2": [], "job1": ["job2"]},
-          "alphabetical means Python's string order: 'job10' comes before 'job2'", weight=0.5),
+          "alphabetical means Python's string order: 'job10' comes before 'job2'", weight=0.5,
+          rule=STRINGS),
     order({"report": ["prices", "prices"], "prices": []},
-          "a dependency listed twice counts once", weight=1),
+          "a dependency listed twice counts once", weight=1, rule=TWICE),
     order({"report": ["risk", "prices", "risk"], "risk": ["prices"], "prices": [], "audit": []},
-          "a dependency listed twice does not hold its job back", weight=0.5),
-    order(TRADING_JOBS, "the trading desk's overnight jobs (data/trading_jobs.json)", weight=2),
-    *[order(graph, f"generated graph {number} ({len(graph)} jobs)", weight=0.75)
+          "a dependency listed twice does not hold its job back", weight=0.5, rule=TWICE),
+    order(TRADING_JOBS, "the trading desk's overnight jobs (data/trading_jobs.json)", weight=2,
+          rule=FIRST),
+    *[order(graph, f"generated graph {number} ({len(graph)} jobs)", weight=0.75, rule=FIRST)
       for number, graph in enumerate(GENERATED_DAGS, start=1)],
     order(LARGE_DAG, "a generated graph of 1000 jobs, answered within the time limit", weight=1,
-          shows="run_order(<a generated graph of 1000 jobs>)"),
+          shows="run_order(<a generated graph of 1000 jobs>)", rule=LARGE),
     # cycles
     cycle({"risk": ["risk"]}, "a job that depends on itself is a cycle", weight=1),
     cycle({"risk": ["limits"], "limits": ["risk"], "prices": []},
@@ -128,10 +152,13 @@ CASES = [
     # the input is left alone
     untouched({"report": ["risk", "pnl"], "risk": ["prices", "positions"],
                "pnl": ["prices", "positions"], "prices": [], "positions": []},
-              "the input dictionary and its lists are not modified", weight=1.5),
-    untouched(TRADING_JOBS, "the trading jobs are not modified by a call", weight=1),
+              "the input dictionary and its lists are not modified", weight=1.5, rule=UNTOUCHED),
+    untouched(TRADING_JOBS, "the trading jobs are not modified by a call", weight=1,
+              rule=UNTOUCHED),
     untouched({"risk": ["limits"], "limits": ["risk"], "prices": []},
-              "a graph with a cycle is not modified either", weight=0.75),
+              "a graph with a cycle is not modified either", weight=0.75,
+              rule=UNTOUCHED, rejection=True),
     untouched({"prices": [], "report": ["prices", "prcies"]},
-              "a graph with an unknown dependency is not modified either", weight=0.5),
+              "a graph with an unknown dependency is not modified either", weight=0.5,
+              rule=UNTOUCHED, rejection=True),
 ]

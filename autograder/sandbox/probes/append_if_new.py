@@ -85,26 +85,32 @@ def calls(namespace: dict, ledger: list, steps: list,
 
 @probe("append_if_new.missing_key")
 def missing_key(namespace: dict, ledger: list, good: dict, bad: dict, key: str | None,
-                how: str) -> dict:
+                how: str, names_key: bool = False) -> dict:
     """Append `good` (which has the key), then try `bad` (which lacks it).
 
     Reports the ledger's length after the first call and what the second call did:
     "raised ValueError" for a ValueError or a subclass of it, otherwise the class it raised
-    or the value it returned.
+    or the value it returned. With `names_key`, also whether the ValueError's message contains
+    the key's name (ignoring case).
     """
     append_if_new = lookup(namespace, NAME)
     ledger = [_rebuild(entry) for entry in ledger]
     _call(append_if_new, ledger, _rebuild(good), key, how)
     first = len(ledger)
+    named = False
     try:
         value = _call(append_if_new, ledger, _rebuild(bad), key, how)
-    except ValueError:
+    except ValueError as error:
         second: Any = "raised ValueError"
+        named = str(key or "id").lower() in str(error).lower()
     except Exception as error:  # the observation is which class, not a verdict
         second = f"raised {type(error).__name__}, not ValueError"
     else:
         second = {"returned without raising": value}
-    return {"ledger length after the first call": first, "call without the key": second}
+    seen = {"ledger length after the first call": first, "call without the key": second}
+    if names_key:
+        seen["the message names the key"] = named
+    return seen
 
 
 @probe("append_if_new.many")

@@ -21,8 +21,8 @@ def next_run(expression, after):
     months = parse_cron_field(month, 1, 12)
     weekdays = [d % 7 for d in parse_cron_field(weekday, 0, 7)]
     moment = after.replace(second=0, microsecond=0) + timedelta(minutes=1)
-    end = after + timedelta(days=365 * 5 + 2)
-    while moment < end:
+    end = after + timedelta(days=5 * 366)
+    while moment <= end:
         if (moment.minute in minutes and moment.hour in hours and moment.day in days
                 and moment.month in months and (moment.weekday() + 1) % 7 in weekdays):
             return moment

@@ -1,0 +1,91 @@
+"""Fair scoring of rejections (suite.REJECTION_GATE): an answer that only raises earns nothing
+on any notebook, and one honest bug loses only the cases whose answer it changes.
+
+A rejection case (the reference raises) that a submission gets right still earns nothing when
+too few of the item's valid cases are right: such a verdict is `gated`. A wrong-solution corpus
+entry holds one bug in an otherwise honest answer, so none of its verdicts may be gated: every
+case it fails, it fails because its own outcome differs from the reference's.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from autograder import fixtures
+from autograder.rubric import EXERCISES, Exercise
+from autograder.suite import REJECTION_GATE, Verdict, score
+
+WRONG = Path(__file__).parent / "corpus" / "wrong"
+ENTRIES = fixtures.read_corpus(WRONG)
+
+
+class _RaiseOnly(ast.NodeTransformer):
+    """Every function (and method) body becomes `raise ValueError(...)`."""
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
+        node.body = [ast.parse("raise ValueError('bad input')").body[0]]
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+
+def raise_only_answers(exercise: Exercise) -> dict[str, str]:
+    answers = {}
+    for grade_id, source in fixtures.reference_answers(exercise).items():
+        tree = _RaiseOnly().visit(ast.parse(source))
+        answers[grade_id] = ast.unparse(ast.fix_missing_locations(tree))
+    return answers
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.notebook)
+def test_an_answer_that_only_raises_scores_nothing(exercise):
+    answers = raise_only_answers(exercise)
+    assert all("raise ValueError('bad input')" in source for source in answers.values())
+    notebook = fixtures.build_submission(exercise, answers)
+    points = fixtures.score_in_process(notebook, exercise)
+    assert points == {item.grade_id: 0 for item in exercise.items}
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: f"{e.path.parent.name}/{e.name}")
+def test_one_bug_loses_only_the_cases_its_bug_changes(entry):
+    exercise = entry.exercise
+    verdicts = fixtures.verdicts_in_process(fixtures.corpus_submission(entry), exercise)
+    lost = [v for found in verdicts.values() for v in found if not v.passed]
+    assert lost, f"{entry.name}: the bug costs nothing ({entry.header.get('bug')})"
+    gated = [v.case.name for v in lost if v.gated]
+    assert not gated, (f"{entry.name} loses rejection cases it gets right, only because of the "
+                       f"gate: {gated}")
+
+
+def test_the_gate_needs_most_valid_inputs_answered_and_one_right(monkeypatch):
+    """On a made-up item: three valid cases (weights 1, 1, 2) and one rejection worth 1 of 5."""
+    from autograder import suite
+    from autograder.rubric import GradedItem
+
+    item = GradedItem(grade_id="x", title="x", points=10, suite="x")
+    cases = [suite.Case(name=f"valid {n}", probe="call", target="f", weight=w, rule="r" * 12)
+             for n, w in enumerate((1, 1, 2))]
+    cases.append(suite.Case(name="rejects", probe="call", target="f", weight=1, rule="r" * 12))
+    expected = ({"value": 1}, {"value": 2}, {"value": 3}, {"raised": "ValueError"})
+    monkeypatch.setattr(suite, "cases_for", lambda _: cases)
+    monkeypatch.setattr(suite, "expected_outcomes", lambda _: expected)
+    kinds = {"right": lambda i: {"value": expected[i]["value"]}, "wrong": lambda i: {"value": 0},
+             "raised": lambda i: {"raised": "ValueError", "mro": ["ValueError"]}}
+
+    def rejection(*valid: str) -> Verdict:
+        outcomes = {f"x:{i}": kinds[kind](i) for i, kind in enumerate(valid)}
+        outcomes["x:3"] = {"raised": "ValueError", "mro": ["ValueError", "Exception"]}
+        return score(None, item, outcomes)[3]
+
+    assert REJECTION_GATE == 0.5
+    assert rejection("right", "wrong", "wrong").points == 2  # all answered, one right
+    assert rejection("right", "raised", "wrong").points == 2  # 3 of 4 answered
+    assert rejection("right", "wrong", "raised").points == 2  # 2 of 4 answered: enough
+    closed = rejection("right", "raised", "raised")  # 1 of 4 answered
+    assert closed.gated and not closed.passed and closed.points == 0
+    assert "answered 25%" in closed.message
+    assert rejection("wrong", "wrong", "wrong").gated  # answers, but never right
+    assert rejection("raised", "raised", "raised").gated  # raises on everything

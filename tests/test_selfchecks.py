@@ -1,0 +1,126 @@
+"""The visible self-checks predict the hidden verdict: every classic bug of the wrong-solution
+corpus (tests/corpus/wrong/) that loses points on an item also fails a self-check cell of that
+item, and the reference answers pass every self-check. And an unfinished notebook reads cleanly:
+its only errors are the NotImplementedError of the unfinished answers, with no chart left empty.
+
+Each submission's code cells run in this process, in order, as "Run All" would run them in the
+student copy (from its own folder, so that data/ is found), up to the grade cell of the last
+item the entry loses points on. A cell that raises or runs too long is a failed cell.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import matplotlib
+import nbformat
+import pytest
+
+from autograder import fixtures
+from autograder.reference import nbgrader_meta
+from autograder.rubric import EXERCISES, Exercise
+from autograder.sandbox.harness import run_cell
+
+matplotlib.use("Agg")
+WRONG = Path(__file__).parent / "corpus" / "wrong"
+ENTRIES = fixtures.read_corpus(WRONG)
+CELL_SECONDS = 30.0
+
+
+def grade_id(cell: nbformat.NotebookNode) -> str:
+    return nbgrader_meta(cell).get("grade_id", "")
+
+
+def failed_selfchecks(notebook: nbformat.NotebookNode, exercise: Exercise,
+                      items: list[str]) -> dict[str, dict[str, str]]:
+    """Run the notebook's code cells up to the last of `items`' grade cells; return, per item,
+    the self-check cells of that item that failed and how."""
+    import matplotlib.pyplot as plt
+
+    cells = notebook.cells
+    grades = [index for index, cell in enumerate(cells) if nbgrader_meta(cell).get("grade")]
+    wanted = {index: grade_id(cells[index]) for index in grades if grade_id(cells[index]) in items}
+    assert set(wanted.values()) == set(items), f"grade cells not found: {items}"
+    owner: dict[int, str] = {}  # self-check cell -> the item whose grade cell follows it
+    for index, cell in enumerate(cells):
+        if grade_id(cell).startswith("selfcheck"):
+            following = min(g for g in grades if g > index)
+            owner[index] = grade_id(cells[following])
+    failed: dict[str, dict[str, str]] = {item: {} for item in items}
+    namespace: dict = {"__name__": "__main__"}
+    previous = Path.cwd()
+    os.chdir(fixtures.RELEASE / exercise.assignment)
+    try:
+        for index, cell in enumerate(cells[:max(wanted) + 1]):
+            if cell.cell_type != "code" or index in grades:
+                continue
+            error = run_cell(namespace, cell.source, f"cell {index}", CELL_SECONDS)
+            if error and owner.get(index) in failed:
+                failed[owner[index]][grade_id(cell)] = str(error)[:300]
+    finally:
+        os.chdir(previous)
+        plt.close("all")
+    return failed
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.notebook)
+def test_the_reference_answers_pass_every_selfcheck(exercise):
+    items = [item.grade_id for item in exercise.items]
+    failed = failed_selfchecks(fixtures.honest_submission(exercise), exercise, items)
+    assert failed == {item: {} for item in items}
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: f"{e.path.parent.name}/{e.name}")
+def test_each_classic_bug_fails_a_selfcheck_of_its_item(entry):
+    items = [name.strip() for name in entry.header["loses"].split(",")]
+    failed = failed_selfchecks(fixtures.corpus_submission(entry), entry.exercise, items)
+    quiet = [item for item, cells in failed.items() if not cells]
+    assert not quiet, (f"{entry.name} ({entry.header.get('bug')}) loses hidden points on "
+                       f"{quiet}, but every self-check of it passes")
+
+
+def run_all(notebook: nbformat.NotebookNode, folder: Path) -> list[tuple[int, dict, int]]:
+    """Run every code cell from `folder`, as Run All would; (cell, error, new figures) for each
+    cell that failed."""
+    import matplotlib.pyplot as plt
+
+    namespace: dict = {"__name__": "__main__"}
+    failures = []
+    previous = Path.cwd()
+    os.chdir(folder)
+    try:
+        for index, cell in enumerate(notebook.cells):
+            if cell.cell_type != "code":
+                continue
+            before = set(plt.get_fignums())
+            error = run_cell(namespace, cell.source, f"cell {index}", CELL_SECONDS)
+            if error:
+                failures.append((index, error, len(set(plt.get_fignums()) - before)))
+    finally:
+        os.chdir(previous)
+        plt.close("all")
+    return failures
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.notebook)
+def test_an_unfinished_notebook_shows_only_its_own_not_implemented_errors(exercise):
+    failures = run_all(fixtures.stub_submission(exercise), fixtures.RELEASE / exercise.assignment)
+    assert failures, "the untouched notebook should stop at its unfinished answers"
+    other = [(index, error) for index, error, _ in failures
+             if error.get("raised") != "NotImplementedError"]
+    assert not other, f"errors other than NotImplementedError: {other}"
+    empty = [index for index, _, figures in failures if figures]
+    assert not empty, f"cells that leave an empty chart above their traceback: {empty}"
+
+
+def test_without_data_the_capstone_says_where_data_belongs(tmp_path):
+    exercise = next(e for e in EXERCISES if e.notebook == "07_safe_scheduler")
+    notebook = fixtures.honest_submission(exercise)
+    upto = next(index for index, cell in enumerate(notebook.cells) if "RAW = " in cell.source)
+    notebook.cells = notebook.cells[:upto + 1]
+    failures = run_all(notebook, tmp_path)
+    assert [index for index, _, _ in failures] == [upto]
+    message = failures[0][1].get("message", "")
+    assert failures[0][1]["raised"] == "FileNotFoundError"
+    assert "put the data/ folder next to notebooks/" in message
