@@ -22,6 +22,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import nbformat
+
 REPOSITORY = Path(__file__).resolve().parents[2]
 # What a student is given (notebooks/ and data/) plus what an instructor works with.
 COURSE_PARTS = ("notebooks", "solutions", "data", "autograder", "nbgrader_config.py", "jupyter")
@@ -34,6 +36,17 @@ LAB_SETTINGS = {
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
         "fetchNews": "false", "checkForUpdates": False},
 }
+# The course's assignments: the folders of solutions/ that hold notebooks.
+ASSIGNMENTS = {path.name for path in (REPOSITORY / "solutions").iterdir()
+               if path.is_dir() and any(path.glob("*.ipynb"))}
+
+
+def expected_figures(student_notebook: Path) -> dict[int, int]:
+    """Figures per cell index in the stored outputs of the notebook's source in solutions/."""
+    source = REPOSITORY / "solutions" / student_notebook.relative_to(REPOSITORY / "notebooks")
+    cells = nbformat.read(source, as_version=4).cells
+    return {index: sum("image/png" in output.get("data", {}) for output in cell.outputs)
+            for index, cell in enumerate(cells) if cell.cell_type == "code"}
 
 
 def venv_bin() -> Path:

@@ -208,6 +208,17 @@ JUPYTERLAB_CONSOLE_NOISE = (
 )
 
 
+# nbgrader 0.9.6's Create Assignment panel throws "TypeError: Cannot read properties of null
+# (reading 'model')" from its own bundle when a notebook closes with the panel open (harmless).
+NBGRADER_BUNDLE = "/lab/extensions/@jupyter/nbgrader/"
+
+
+def known_outside_error(message: str) -> bool:
+    """A console error of JupyterLab or nbgrader themselves, logged whatever the course does."""
+    return (any(noise in message for noise in JUPYTERLAB_CONSOLE_NOISE)
+            or ("reading 'model'" in message and NBGRADER_BUNDLE in message))
+
+
 def problems(run: NotebookRun, expected_images: dict[int, int] | None = None,
              sources: list[str] | None = None) -> list[str]:
     """Everything a student would see go wrong after Restart and Run All, in plain words.
@@ -241,7 +252,45 @@ def problems(run: NotebookRun, expected_images: dict[int, int] | None = None,
     if not_run:
         found.append(f"{run.name}: code cells that did not run: {not_run}")
     for message in run.console_errors:
-        if any(noise in message for noise in JUPYTERLAB_CONSOLE_NOISE):
+        if known_outside_error(message):
             continue
         found.append(f"{run.name}: browser console error: {message[:300]}")
     return found
+
+
+def create_assignment_points(page: Page) -> tuple[str, list[str]]:
+    """Open nbgrader's Create Assignment panel; the notebook's total and each graded cell's points.
+
+    The panel lists one widget per cell; a cell that carries points has an editable points box.
+    """
+    menu(page, "Nbgrader", "Create assignment")
+    panel = page.locator(".nbgrader-CreateAssignmentWidget")
+    panel.wait_for(state="visible", timeout=LOAD_MS)
+    total = panel.locator(".nbgrader-TotalPointsInput:visible").first
+    total.wait_for(timeout=LOAD_MS)
+    cells = panel.locator(
+        ".nbgrader-NotebookWidget:visible .nbgrader-CellPoints:not(.nbgrader-mod-uneditable) input")
+    return total.input_value(), [box.input_value() for box in cells.all()]
+
+
+def formgrader_problems(page: Page, expected: set[str]) -> list[str]:
+    """Open Nbgrader -> Formgrader; what keeps it from listing just the `expected` assignments."""
+    with page.expect_response(lambda r: "/formgrader/api/assignments" in r.url,
+                              timeout=LOAD_MS) as answer:
+        menu(page, "Nbgrader", "Formgrader")
+    response = answer.value
+    if response.status != 200:
+        return [f"Formgrader's assignment list answered HTTP {response.status} "
+                f"({response.url.split('?')[0]}); the page stays on 'Loading, please wait...'"]
+    frame = next((f for f in page.frames if "/formgrader" in f.url), None)
+    if frame is None:
+        return ["Formgrader's page did not open"]
+    rows = frame.locator("table.dataTable tbody tr")
+    try:
+        rows.first.wait_for(timeout=LOAD_MS)
+    except PlaywrightTimeout:
+        return ["Formgrader's assignment table shows no row"]
+    listed = {row.locator("td").first.inner_text().strip() for row in rows.all()}
+    if listed != expected:
+        return [f"Formgrader lists {sorted(listed)}, expected {sorted(expected)}"]
+    return []

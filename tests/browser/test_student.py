@@ -6,7 +6,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from labserver import REPOSITORY
+from labserver import REPOSITORY, expected_figures
 from labui import (
     ACTIVE_NOTEBOOK,
     NotebookRun,
@@ -19,14 +19,6 @@ from labui import (
 )
 
 STUDENT_NOTEBOOKS = sorted(REPOSITORY.glob("notebooks/*/*.ipynb"))
-
-
-def expected_figures(student_notebook: Path) -> dict[int, int]:
-    """Figures per cell index in the stored outputs of the notebook's source in solutions/."""
-    source = REPOSITORY / "solutions" / student_notebook.relative_to(REPOSITORY / "notebooks")
-    cells = nbformat.read(source, as_version=4).cells
-    return {index: sum("image/png" in output.get("data", {}) for output in cell.outputs)
-            for index, cell in enumerate(cells) if cell.cell_type == "code"}
 
 
 def run_as_student(page, server, relative: str) -> NotebookRun:
