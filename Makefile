@@ -7,7 +7,7 @@ ASSIGNMENTS := schedules resilience capstone
 DEMO_CLASS := build/sample_class
 DEMO_OUT := build/demo
 
-.PHONY: setup release test test-grader test-notebooks demo lab lint outputs clean
+.PHONY: setup release test test-grader test-notebooks test-browser demo lab lab-instructor lint outputs clean
 
 setup: $(VENV)/.installed
 
@@ -52,8 +52,19 @@ demo: release
 	@echo
 	@echo "Per-student reports: $(DEMO_OUT)/<student>/report.md and results.json"
 
+# Students: JupyterLab on notebooks/, with nbgrader's exchange and instructor tools hidden
+# (jupyter/student/labconfig/page_config.json); Validate stays.
 lab: setup
-	$(BIN)/jupyter lab notebooks
+	JUPYTER_CONFIG_PATH=$(CURDIR)/jupyter/student $(BIN)/jupyter lab notebooks
+
+# Instructors: JupyterLab at the repository root (solutions/, Create Assignment, Formgrader).
+lab-instructor: setup
+	$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR)
+
+# JupyterLab in headless Chromium (system package `chromium`), as a student and an instructor.
+# Screenshots of failures go to build/browser/.
+test-browser: setup
+	env -u MPLBACKEND $(BIN)/python -m pytest tests/browser -q -p no:cacheprovider
 
 clean:
 	rm -rf build autograded feedback submitted gradebook.db

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from labserver import REPOSITORY, LabServer, copy_course, start_lab
+from labui import close_all_tabs, open_lab
 
 SCREENSHOTS = REPOSITORY / "build" / "browser"
 CHROMIUM_ARGS = [
@@ -89,12 +90,13 @@ def browser():
         chromium.close()
 
 
-@pytest.fixture
-def page(browser, request: pytest.FixtureRequest):
-    """A fresh page (its own profile), recording console errors; a screenshot if the test fails."""
+def new_page(browser):
+    """A page in a fresh context (its own profile) that records console errors and uncaught
+    exceptions in `page.console_errors`."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.console_errors = []  # type: ignore[attr-defined]
+
     def on_console(message) -> None:
         if message.type == "error":
             where = message.location.get("url")
@@ -103,16 +105,75 @@ def page(browser, request: pytest.FixtureRequest):
     page.on("console", on_console)
     page.on("pageerror",
             lambda error: page.console_errors.append(f"uncaught: {error}\n{error.stack}"))
-    yield page
+    return page
+
+
+def screenshot_if_failed(page, request: pytest.FixtureRequest) -> None:
+    """Keep what the page showed when a test failed, for a person to look at: build/browser/."""
     report = getattr(request.node, "report_call", None)
-    if report is not None and report.failed:
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name).strip("_")
-        try:
-            page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
-        except Exception as error:  # a screenshot must not hide the test's own failure
-            print(f"could not save a screenshot: {error}")
-    context.close()
+    if report is None or not report.failed:
+        return
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name).strip("_")
+    try:
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+    except Exception as error:  # a screenshot must not hide the test's own failure
+        print(f"could not save a screenshot: {error}")
+
+
+@pytest.fixture
+def page(browser, request: pytest.FixtureRequest):
+    """A fresh page of its own; a screenshot if the test fails."""
+    page = new_page(browser)
+    yield page
+    screenshot_if_failed(page, request)
+    page.context.close()
+
+
+def shared_lab_page(browser, server: LabServer):
+    """One JupyterLab page per server, loaded once: loading JupyterLab is the slow part."""
+    page = new_page(browser)
+    open_lab(page, server.url("/lab"))
+    return page
+
+
+@pytest.fixture(scope="session")
+def _student_page(browser, student_lab: LabServer):
+    page = shared_lab_page(browser, student_lab)
+    yield page
+    page.context.close()
+
+
+@pytest.fixture(scope="session")
+def _instructor_page(browser, instructor_lab: LabServer):
+    page = shared_lab_page(browser, instructor_lab)
+    yield page
+    page.context.close()
+
+
+def reuse(page, server: LabServer, request: pytest.FixtureRequest):
+    """Hand the shared page to one test, then put it back: tabs closed unsaved, kernels ended."""
+    page.console_errors.clear()
+    yield page
+    screenshot_if_failed(page, request)
+    try:
+        close_all_tabs(page)
+    except Exception:  # a test left the page in a state we cannot undo: start it afresh
+        open_lab(page, server.url("/lab"))
+    server.shut_down_kernels()
+
+
+@pytest.fixture
+def student_page(_student_page, student_lab: LabServer, request: pytest.FixtureRequest):
+    """JupyterLab as a student sees it (`make lab`), shared between the student tests."""
+    yield from reuse(_student_page, student_lab, request)
+
+
+@pytest.fixture
+def instructor_page(_instructor_page, instructor_lab: LabServer,
+                    request: pytest.FixtureRequest):
+    """JupyterLab as an instructor sees it (`make lab-instructor`), shared between tests."""
+    yield from reuse(_instructor_page, instructor_lab, request)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -8,6 +8,7 @@ no course file is ever written.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import secrets
@@ -74,6 +75,15 @@ def copy_course(destination: Path) -> Path:
         elif source.exists():
             shutil.copy2(source, destination / part)
     return destination
+
+
+def _end_with_parent() -> None:
+    """In the server's process: receive SIGTERM when the test run dies (Linux), so no server and
+    no kernel outlive an interrupted run."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
 
 
 @dataclass
@@ -160,7 +170,8 @@ def start_lab(root: Path, work: Path, *, student: bool, startup_timeout: float =
         command.append("--allow-root")
     with open(log_path, "wb") as log:
         process = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, start_new_session=True)
+                                   stdin=subprocess.DEVNULL, start_new_session=True,
+                                   preexec_fn=_end_with_parent)
     server = LabServer(root=root, port=port, token=token, process=process, log_path=log_path)
     deadline = time.monotonic() + startup_timeout
     while time.monotonic() < deadline:

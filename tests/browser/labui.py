@@ -72,9 +72,35 @@ def open_from_file_browser(page: Page, relative_path: str) -> None:
     wait_for_kernel_idle(page)
 
 
+def close_all_tabs(page: Page) -> None:
+    """File -> Close All Tabs, discarding unsaved changes (the suite never saves)."""
+    menu(page, "File", "Close All Tabs")
+    discard = page.locator(".jp-Dialog button").filter(has_text=re.compile("Discard|Don.t Save"))
+    while True:
+        try:
+            discard.first.wait_for(timeout=2_000)
+        except PlaywrightTimeout:
+            break
+        discard.first.click()
+    page.wait_for_function("() => !document.querySelector('#jp-main-dock-panel .lm-Widget"
+                           ".jp-NotebookPanel, #jp-main-dock-panel iframe')", timeout=LOAD_MS)
+
+
 def wait_for_kernel_idle(page: Page, timeout: float = LOAD_MS) -> None:
-    page.wait_for_selector(
-        f'{ACTIVE_NOTEBOOK} .jp-Notebook-ExecutionIndicator[data-status="idle"]', timeout=timeout)
+    """Wait until the notebook's kernel is started, connected and idle.
+
+    While a notebook opens, its indicator says "idle" for a moment before any kernel exists (the
+    status bar then reads "No Kernel | Initializing"); a restart asked for then is lost. So the
+    status bar must name a kernel and say Idle too.
+    """
+    page.wait_for_function(
+        """(panel) => {
+            const indicator = document.querySelector(panel + ' .jp-Notebook-ExecutionIndicator');
+            const texts = [...document.querySelectorAll('.jp-StatusBar-TextItem')]
+                .map(item => item.textContent.trim());
+            return indicator && indicator.dataset.status === 'idle'
+                && texts.some(text => / \\| Idle$/.test(text) && !text.startsWith('No Kernel'));
+        }""", arg=ACTIVE_NOTEBOOK, timeout=timeout, polling=250)
 
 
 def menu(page: Page, top: str, item: str) -> None:

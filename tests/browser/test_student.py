@@ -11,7 +11,6 @@ from labui import (
     ACTIVE_NOTEBOOK,
     NotebookRun,
     open_from_file_browser,
-    open_lab,
     problems,
     read_cells,
     restart_and_run_all,
@@ -21,10 +20,8 @@ from labui import (
 STUDENT_NOTEBOOKS = sorted(REPOSITORY.glob("notebooks/*/*.ipynb"))
 
 
-def run_as_student(page, server, relative: str) -> NotebookRun:
+def run_as_student(page, relative: str) -> NotebookRun:
     """Open `relative` (under notebooks/) from the file browser and Restart and Run All."""
-    open_lab(page, server.url("/lab"))
-    page.console_errors.clear()  # from here on, errors belong to this notebook
     open_from_file_browser(page, relative)
     restart_and_run_all(page)
     wait_for_images(page)
@@ -35,12 +32,9 @@ def run_as_student(page, server, relative: str) -> NotebookRun:
 @pytest.mark.parametrize(
     "notebook", STUDENT_NOTEBOOKS, ids=[path.stem for path in STUDENT_NOTEBOOKS])
 def test_an_untouched_notebook_runs_to_the_end_with_only_unfinished_answers_failing(
-        page, student_lab, notebook: Path) -> None:
+        student_page, notebook: Path) -> None:
     relative = notebook.relative_to(REPOSITORY / "notebooks").as_posix()
-    try:
-        run = run_as_student(page, student_lab, relative)
-    finally:
-        student_lab.shut_down_kernels()
+    run = run_as_student(student_page, relative)
     cells_on_disk = nbformat.read(notebook, as_version=4).cells
     assert len(run.cells) == len(cells_on_disk), (
         f"JupyterLab shows {len(run.cells)} cells of {relative}, the file has {len(cells_on_disk)}")
@@ -69,7 +63,8 @@ def cell_index(notebook: Path, prefix: str) -> int:
     return matches[0]
 
 
-def test_a_correct_answer_typed_into_01_makes_every_self_check_tick(page, student_lab) -> None:
+def test_a_correct_answer_typed_into_01_makes_every_self_check_tick(student_page) -> None:
+    page = student_page
     notebook = REPOSITORY / "notebooks" / "schedules" / "01_parse_cron_field.ipynb"
     answer_at = cell_index(notebook, "answer_")
     check_at = cell_index(notebook, "selfcheck_")
@@ -83,25 +78,20 @@ def test_a_correct_answer_typed_into_01_makes_every_self_check_tick(page, studen
                        for line in output["text"].splitlines() if line.startswith("✓")]
     assert reference_ticks, "the stored self-check output in solutions/ has no ✓ line"
 
-    try:
-        open_lab(page, student_lab.url("/lab"))
-        page.console_errors.clear()
-        open_from_file_browser(page, "schedules/01_parse_cron_field.ipynb")
-        editor = page.locator(f"{ACTIVE_NOTEBOOK} .jp-Notebook .jp-Cell").nth(answer_at).locator(
-            ".cm-content")
-        editor.click()
-        page.keyboard.press("Control+A")
-        page.keyboard.press("Delete")
-        page.keyboard.insert_text(answer)  # as pasted: no auto-indent or closing brackets added
-        page.keyboard.press("Escape")
-        typed = editor.inner_text()
-        assert "NotImplementedError" not in typed and "def parse_cron_field" in typed, typed
-        restart_and_run_all(page)
-        wait_for_images(page)
-        run = NotebookRun(name="01_parse_cron_field (answered)", cells=read_cells(page),
-                          console_errors=list(page.console_errors))
-    finally:
-        student_lab.shut_down_kernels()
+    open_from_file_browser(page, "schedules/01_parse_cron_field.ipynb")
+    editor = page.locator(f"{ACTIVE_NOTEBOOK} .jp-Notebook .jp-Cell").nth(answer_at).locator(
+        ".cm-content")
+    editor.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(answer)  # as pasted: no auto-indent or closing brackets added
+    page.keyboard.press("Escape")
+    typed = editor.inner_text()
+    assert "NotImplementedError" not in typed and "def parse_cron_field" in typed, typed
+    restart_and_run_all(page)
+    wait_for_images(page)
+    run = NotebookRun(name="01_parse_cron_field (answered)", cells=read_cells(page),
+                      console_errors=list(page.console_errors))
 
     check_cell = run.cells[check_at]
     assert check_cell.errors == [], f"the self-check failed on the reference answer: {check_cell}"
@@ -110,3 +100,17 @@ def test_a_correct_answer_typed_into_01_makes_every_self_check_tick(page, studen
     # With the answer in place nothing fails any more, and every figure of the source shows.
     assert problems(run, expected_figures(notebook)) == []
     assert not any(cell.errors for cell in run.code_cells)
+
+
+def test_a_student_is_not_offered_nbgraders_exchange_or_instructor_tools(student_page) -> None:
+    """`make lab` hands out files: no Nbgrader menu (Assignment List, Course List, Formgrader),
+    no Create Assignment panel, but the notebook's Validate button."""
+    page = student_page
+    menus = [label.strip() for label in page.locator(".lm-MenuBar-itemLabel").all_inner_texts()]
+    assert "Kernel" in menus and "Nbgrader" not in menus, menus
+    sidebar = page.locator(".jp-SideBar .lm-TabBar-tab").evaluate_all(
+        "tabs => tabs.map(tab => tab.title + ' ' + tab.textContent)")
+    assert not [tab for tab in sidebar if "Create Assignment" in tab], sidebar
+    open_from_file_browser(page, STUDENT_NOTEBOOKS[0].relative_to(
+        REPOSITORY / "notebooks").as_posix())
+    page.locator(f"{ACTIVE_NOTEBOOK} .jp-Toolbar").get_by_text("Validate", exact=True).wait_for()
