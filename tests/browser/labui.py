@@ -75,15 +75,19 @@ def open_from_file_browser(page: Page, relative_path: str) -> None:
 def close_all_tabs(page: Page) -> None:
     """File -> Close All Tabs, discarding unsaved changes (the suite never saves)."""
     menu(page, "File", "Close All Tabs")
-    discard = page.locator(".jp-Dialog button").filter(has_text=re.compile("Discard|Don.t Save"))
     while True:
-        try:
-            discard.first.wait_for(timeout=2_000)
-        except PlaywrightTimeout:
-            break
+        # Done when the main area is empty; a "save your work?" dialog is answered with Discard.
+        page.wait_for_function(
+            """() => document.querySelector('.jp-Dialog')
+                || !document.querySelector('#jp-main-dock-panel .jp-NotebookPanel, '
+                                           + '#jp-main-dock-panel iframe')""",
+            timeout=LOAD_MS, polling=100)
+        discard = page.locator(".jp-Dialog button").filter(
+            has_text=re.compile("Discard|Don.t Save"))
+        if not discard.count():
+            return
         discard.first.click()
-    page.wait_for_function("() => !document.querySelector('#jp-main-dock-panel .lm-Widget"
-                           ".jp-NotebookPanel, #jp-main-dock-panel iframe')", timeout=LOAD_MS)
+        page.locator(".jp-Dialog").first.wait_for(state="detached", timeout=LOAD_MS)
 
 
 def wait_for_kernel_idle(page: Page, timeout: float = LOAD_MS) -> None:
