@@ -8,7 +8,7 @@ ASSIGNMENTS = $(shell $(BIN)/python -c 'from autograder.rubric import ASSIGNMENT
 DEMO_CLASS := build/sample_class
 DEMO_OUT := build/demo
 
-.PHONY: setup release test test-fast demo lab lint outputs clean
+.PHONY: setup release test test-fast test-browser demo lab lab-instructor lint outputs clean
 
 setup: $(VENV)/.installed
 
@@ -57,8 +57,19 @@ demo: release
 	@echo
 	@echo "Per-student reports: $(DEMO_OUT)/<student>/report.md and <assignment>/results.json"
 
+# Students: JupyterLab on notebooks/, with nbgrader's exchange and instructor tools hidden
+# (jupyter/student/labconfig/page_config.json); Validate stays.
 lab: setup
-	$(BIN)/jupyter lab notebooks
+	JUPYTER_CONFIG_PATH=$(CURDIR)/jupyter/student $(BIN)/jupyter lab notebooks
+
+# Instructors: JupyterLab at the repository root (solutions/, Create Assignment, Formgrader).
+lab-instructor: setup
+	$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR)
+
+# JupyterLab in headless Chromium (system package `chromium`), as a student and an instructor.
+# Screenshots of failures go to build/browser/.
+test-browser: setup
+	env -u MPLBACKEND $(BIN)/python -m pytest tests/browser -q -p no:cacheprovider
 
 # Never submitted/ (student work that git does not hold) nor grades/ (overrides, deadlines).
 clean:

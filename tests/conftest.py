@@ -13,6 +13,18 @@ if BIN not in os.environ.get("PATH", "").split(os.pathsep):
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 
+BROWSER_SUITE = REPOSITORY / "tests" / "browser"
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The browser suite needs Chromium and runs on its own (`make test-browser`): `pytest tests`
+    leaves it out unless it is named (`pytest tests/browser`)."""
+    if collection_path != BROWSER_SUITE:
+        return None
+    named = [Path(str(arg).split("::")[0]).resolve() for arg in config.args]
+    return not any(path == BROWSER_SUITE or BROWSER_SUITE in path.parents for path in named)
+
+
 @pytest.fixture(scope="session")
 def repository() -> Path:
     return REPOSITORY

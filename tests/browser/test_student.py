@@ -1,0 +1,116 @@
+"""A student in JupyterLab: every notebook runs from the menu, figures show, self-checks tick."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from labserver import REPOSITORY, expected_figures
+from labui import (
+    ACTIVE_NOTEBOOK,
+    NotebookRun,
+    open_from_file_browser,
+    problems,
+    read_cells,
+    restart_and_run_all,
+    wait_for_images,
+)
+
+STUDENT_NOTEBOOKS = sorted(REPOSITORY.glob("notebooks/*/*.ipynb"))
+
+
+def run_as_student(page, relative: str) -> NotebookRun:
+    """Open `relative` (under notebooks/) from the file browser and Restart and Run All."""
+    open_from_file_browser(page, relative)
+    restart_and_run_all(page)
+    wait_for_images(page)
+    return NotebookRun(name=relative, cells=read_cells(page),
+                       console_errors=list(page.console_errors))
+
+
+@pytest.mark.parametrize(
+    "notebook", STUDENT_NOTEBOOKS, ids=[path.stem for path in STUDENT_NOTEBOOKS])
+def test_an_untouched_notebook_runs_to_the_end_with_only_unfinished_answers_failing(
+        student_page, notebook: Path) -> None:
+    relative = notebook.relative_to(REPOSITORY / "notebooks").as_posix()
+    run = run_as_student(student_page, relative)
+    cells_on_disk = nbformat.read(notebook, as_version=4).cells
+    assert len(run.cells) == len(cells_on_disk), (
+        f"JupyterLab shows {len(run.cells)} cells of {relative}, the file has {len(cells_on_disk)}")
+    sources = [cell.source for cell in cells_on_disk]
+    assert problems(run, expected_figures(notebook), sources) == []
+    # An untouched copy has unfinished answers: their NotImplementedError must be what shows.
+    assert any(cell.errors for cell in run.code_cells), (
+        f"{relative}: no NotImplementedError shown although every answer is unfinished")
+
+
+def reference_answer(notebook: Path, grade_id: str) -> str:
+    """The solution cell's code from solutions/, without nbgrader's solution markers."""
+    source = REPOSITORY / "solutions" / notebook.relative_to(REPOSITORY / "notebooks")
+    for cell in nbformat.read(source, as_version=4).cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id:
+            return "\n".join(line for line in cell.source.splitlines()
+                             if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION"))
+    raise LookupError(f"no cell {grade_id} in {source}")
+
+
+def cell_index(notebook: Path, prefix: str) -> int:
+    cells = nbformat.read(notebook, as_version=4).cells
+    matches = [index for index, cell in enumerate(cells)
+               if cell.metadata.get("nbgrader", {}).get("grade_id", "").startswith(prefix)]
+    assert len(matches) == 1, f"{notebook.name}: expected one cell whose grade_id starts {prefix}"
+    return matches[0]
+
+
+def test_a_correct_answer_typed_into_01_makes_every_self_check_tick(student_page) -> None:
+    page = student_page
+    notebook = REPOSITORY / "notebooks" / "schedules" / "01_parse_cron_field.ipynb"
+    answer_at = cell_index(notebook, "answer_")
+    check_at = cell_index(notebook, "selfcheck_")
+    grade_id = nbformat.read(notebook, as_version=4).cells[answer_at].metadata["nbgrader"][
+        "grade_id"]
+    answer = reference_answer(notebook, grade_id)
+    # The reference run stored in solutions/ prints one ✓ per self-check line.
+    source = REPOSITORY / "solutions" / "schedules" / "01_parse_cron_field.ipynb"
+    stored = nbformat.read(source, as_version=4).cells[check_at].outputs
+    reference_ticks = [line for output in stored if output.get("name") == "stdout"
+                       for line in output["text"].splitlines() if line.startswith("✓")]
+    assert reference_ticks, "the stored self-check output in solutions/ has no ✓ line"
+
+    open_from_file_browser(page, "schedules/01_parse_cron_field.ipynb")
+    editor = page.locator(f"{ACTIVE_NOTEBOOK} .jp-Notebook .jp-Cell").nth(answer_at).locator(
+        ".cm-content")
+    editor.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(answer)  # as pasted: no auto-indent or closing brackets added
+    page.keyboard.press("Escape")
+    typed = editor.inner_text()
+    assert "NotImplementedError" not in typed and "def parse_cron_field" in typed, typed
+    restart_and_run_all(page)
+    wait_for_images(page)
+    run = NotebookRun(name="01_parse_cron_field (answered)", cells=read_cells(page),
+                      console_errors=list(page.console_errors))
+
+    check_cell = run.cells[check_at]
+    assert check_cell.errors == [], f"the self-check failed on the reference answer: {check_cell}"
+    ticks = [line for line in check_cell.stdout.splitlines() if line.startswith("✓")]
+    assert ticks == reference_ticks, f"the self-check printed {check_cell.stdout!r}"
+    # With the answer in place nothing fails any more, and every figure of the source shows.
+    assert problems(run, expected_figures(notebook)) == []
+    assert not any(cell.errors for cell in run.code_cells)
+
+
+def test_a_student_is_not_offered_nbgraders_exchange_or_instructor_tools(student_page) -> None:
+    """`make lab` hands out files: no Nbgrader menu (Assignment List, Course List, Formgrader),
+    no Create Assignment panel, but the notebook's Validate button."""
+    page = student_page
+    menus = [label.strip() for label in page.locator(".lm-MenuBar-itemLabel").all_inner_texts()]
+    assert "Kernel" in menus and "Nbgrader" not in menus, menus
+    sidebar = page.locator(".jp-SideBar .lm-TabBar-tab").evaluate_all(
+        "tabs => tabs.map(tab => tab.title + ' ' + tab.textContent)")
+    assert not [tab for tab in sidebar if "Create Assignment" in tab], sidebar
+    open_from_file_browser(page, STUDENT_NOTEBOOKS[0].relative_to(
+        REPOSITORY / "notebooks").as_posix())
+    page.locator(f"{ACTIVE_NOTEBOOK} .jp-Toolbar").get_by_text("Validate", exact=True).wait_for()
