@@ -296,11 +296,15 @@ class SandboxedExporter(NotebookExporter):
 
     def from_filename(self, filename: str, resources: dict | None = None,
                       **kw: Any) -> tuple[str, dict]:
+        sanitizing = getattr(self.parent, "_sanitizing", False) and resources is not None \
+            and "nbgrader" in resources
         try:
+            if sanitizing and os.path.islink(filename):
+                # nbgrader would read whatever it points to (a solution, say) into autograded/
+                raise OSError("the submitted file is a symbolic link")
             return super().from_filename(filename, resources, **kw)
         except Exception as error:
-            if not getattr(self.parent, "_sanitizing", False) or resources is None \
-                    or "nbgrader" not in resources:
+            if not sanitizing:
                 raise
             why = f"{type(error).__name__}: {safe_text(str(error), 200)}"
             self.log.warning("%s could not be read or sanitized (%s); grading it as an empty "
