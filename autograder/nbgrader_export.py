@@ -83,6 +83,7 @@ class CanvasExportPlugin(ExportPlugin):
                 except MissingEntry:
                     row.append("")
                     continue
-                row.append(_points(submission.score))
+                row.append(_points(submission.score
+                                   - (submission.late_submission_penalty or 0.0)))
             writer.writerow(row)
         return buffer.getvalue()

@@ -81,7 +81,7 @@ def course(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def autograded(course) -> subprocess.CompletedProcess:
-    done = nbgrader(course, "autograde", "schedules", "--log-level=WARNING")
+    done = nbgrader(course, "autograde", "schedules", "--log-level=WARN")
     assert done.returncode == 0, done.stderr[-3000:]
     return done
 
@@ -129,8 +129,7 @@ def test_each_grade_cell_says_why(course, autograded):
     assert "time limit of 10 s" in report_of(course, "bo", PARSE.notebook)
     assert "ended the grading process" in report_of(course, "cy", PARSE.notebook)
     assert "not valid JSON" in report_of(course, "di", PARSE.notebook)
-    assert "parse_cron_field: 0 / 25 points" in report_of(course, "fay", PARSE.notebook)
-    assert "problem:" in report_of(course, "fay", PARSE.notebook)
+    assert "got MemoryError" in report_of(course, "fay", PARSE.notebook)
     honest = report_of(course, "ada", PARSE.notebook)
     assert honest.startswith("parse_cron_field: 25 / 25 points (41 of 41 hidden tests passed)")
 
@@ -160,7 +159,7 @@ def test_a_late_submission_gets_nbgrader_s_penalty(course, autograded):
         penalties = {name: book.find_submission_notebook(name, "schedules", "ada")
                      .late_submission_penalty for name in NOTEBOOKS}
         assert penalties == {PARSE.notebook: 5.0, MATCHES.notebook: 5.0}, "20% for 2 days"
-        assert late.score == 40.0
+        assert (late.score, late.late_submission_penalty) == (50.0, 10.0)
         assert book.find_submission("schedules", "bo").late_submission_penalty == 0
 
 
@@ -184,7 +183,7 @@ def test_a_manual_adjustment_survives_autograde_force(course, autograded):
         grade = book.find_grade("test_cron_matches", MATCHES.notebook, "schedules", "bo")
         grade.manual_score = 20
         book.db.commit()
-    done = nbgrader(course, "autograde", "schedules", "--force", "--log-level=WARNING")
+    done = nbgrader(course, "autograde", "schedules", "--force", "--log-level=WARN")
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Removing failed" not in done.stderr
     with gradebook(course) as book:
@@ -198,7 +197,7 @@ def test_export_writes_nbgrader_s_csv_and_a_canvas_csv(course, autograded):
     assert done.returncode == 0, done.stderr[-3000:]
     with open(course / "grades.csv", newline="") as handle:
         rows = {(r["assignment"], r["student_id"]): r for r in csv.DictReader(handle)}
-    assert float(rows[("schedules", "ada")]["score"]) == 40.0
+    assert float(rows[("schedules", "ada")]["score"]) == 50.0
     assert float(rows[("schedules", "ada")]["late_submission_penalty"]) == 10.0
 
     done = nbgrader(course, "export", "--exporter=autograder.nbgrader_export.CanvasExportPlugin",
@@ -213,7 +212,8 @@ def test_export_writes_nbgrader_s_csv_and_a_canvas_csv(course, autograded):
     assert possible[0].strip() == "Points Possible" and possible[column] == "110"
     by_id = {row[2]: row for row in students}
     assert set(by_id) == set(STUDENTS)
-    assert by_id["ada"][column] == "40" and by_id["bo"][column] == "25"  # 0 + 20 (manual) + 0s
+    assert by_id["ada"][column] == "40", "50 points less the late penalty"
+    assert by_id["bo"][column] == "20", "0 for 01 and the manual 20 for 02"
     assert by_id["ada"][header.index("resilience")] == ""
 
 
@@ -222,13 +222,7 @@ def test_students_can_still_validate_their_own_notebook(tmp_path):
     folder = tmp_path / "student"
     folder.mkdir()
     nbformat.write(fixtures.honest_submission(PARSE), str(folder / "honest.ipynb"))
-    nbformat.write(fixtures.stub_submission(PARSE), str(folder / "stub.ipynb"))
-    def validate(name: str) -> str:
-        done = subprocess.run([NBGRADER, "validate", name], cwd=folder, capture_output=True,
-                              text=True, timeout=300)
-        assert done.returncode == 0, done.stderr[-3000:]
-        return done.stdout
-
-    assert "Success! Your notebook passes all the tests." in validate("honest.ipynb")
-    stub = validate("stub.ipynb")
-    assert "VALIDATION FAILED" in stub and "NotImplementedError" in stub
+    done = subprocess.run([NBGRADER, "validate", "honest.ipynb"], cwd=folder,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Success! Your notebook passes all the tests." in done.stdout
