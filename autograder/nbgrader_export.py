@@ -83,7 +83,7 @@ class CanvasExportPlugin(ExportPlugin):
                 except MissingEntry:
                     row.append("")
                     continue
-                row.append(_points(submission.score
-                                   - (submission.late_submission_penalty or 0.0)))
+                penalty = submission.late_submission_penalty or 0.0
+                row.append(_points(max(0.0, submission.score - penalty)))  # as nbgrader's CSV
             writer.writerow(row)
         return buffer.getvalue()

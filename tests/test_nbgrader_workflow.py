@@ -197,7 +197,7 @@ def test_export_writes_nbgrader_s_csv_and_a_canvas_csv(course, autograded):
     assert done.returncode == 0, done.stderr[-3000:]
     with open(course / "grades.csv", newline="") as handle:
         rows = {(r["assignment"], r["student_id"]): r for r in csv.DictReader(handle)}
-    assert float(rows[("schedules", "ada")]["score"]) == 50.0
+    assert float(rows[("schedules", "ada")]["score"]) == 40.0, "nbgrader subtracts the penalty"
     assert float(rows[("schedules", "ada")]["late_submission_penalty"]) == 10.0
 
     done = nbgrader(course, "export", "--exporter=autograder.nbgrader_export.CanvasExportPlugin",
