@@ -96,14 +96,17 @@ def nbgrader_course(course: Path) -> Path:
     return course / "submitted"
 
 
-def nbgrader_autograde(course: Path, *options: str,
-                       groups: tuple[str, ...] = ("*",)) -> dict[tuple[str, str], float]:
+def nbgrader_autograde(course: Path, *options: str, groups: tuple[str, ...] = ("*",),
+                       refused: tuple[str, ...] = ()) -> dict[tuple[str, str], float]:
     """Run `nbgrader autograde` for every assignment of the course's submitted/ folder and
     read the points of the grade cells back from its gradebook: (student, notebook) -> score.
 
     Each assignment and each student pattern of `groups` (nbgrader's --student glob) runs in
     a process of its own with a copy of the gradebook, so they can be autograded side by side.
+    nbgrader may report an error only for the students in `refused` (it refuses a submission
+    that holds none of the assignment's notebooks).
     """
+    import re
     import shutil
 
     from nbgrader.api import Gradebook, MissingEntry
@@ -123,7 +126,9 @@ def nbgrader_autograde(course: Path, *options: str,
         for (assignment, group), book in books.items()}
     for (assignment, group), process in running.items():
         _, errors = process.communicate()
-        if process.returncode != 0:
+        failed = set(re.findall(r"error processing assignment '[^']*' for student '([^']*)'",
+                                errors))
+        if process.returncode != 0 and (not failed or not failed <= set(refused)):
             for other in running.values():
                 other.kill()
                 other.wait()

@@ -28,6 +28,11 @@ from autograder.rubric import Exercise
 TIME_LIMIT, MEMORY_LIMIT = "10", "512"
 CHEATS = ("grader_imported_runs_reference", "grader_judge_patched", "grader_hook_faked")
 WRONG = REPOSITORY / "tests" / "corpus" / "wrong"
+# Entries whose score depends on how threads happen to interleave, on either path: the
+# runs_table race probe sees a check-then-insert collide on some runs and not on others
+# (24.44, 24.26 or 24.07 of 25 from grade-batch alone, by machine load). Not a difference
+# between the graders; reported as an expected failure until the probe is deterministic.
+TIMING_DEPENDENT = {"wrong/07_safe_scheduler/check_then_insert"}
 
 
 def wrong_rounds() -> dict[str, dict[Exercise, str]]:
@@ -73,21 +78,34 @@ def scores(tmp_path_factory) -> dict[tuple[str, str], tuple[float, float]]:
         course, "--SandboxedGrading.sandbox=required",
         f"--SandboxedGrading.time_limit={TIME_LIMIT}",
         f"--SandboxedGrading.memory_limit={MEMORY_LIMIT}",
-        groups=("hostile-*", "[!h]*"))
+        groups=("hostile-*", "[!h]*"),
+        refused=tuple(s for s, entry in hostile().items() if not submits_the_notebook(entry)))
     return {key: (score, ours.score(*key) if key in ours.rows else 0.0)
             for key, score in theirs.items()}
+
+
+def submits_the_notebook(entry: Hostile) -> bool:
+    """False for a hostile student whose files hold no notebook of the assignment (nbgrader
+    then refuses the submission, with an error naming the student)."""
+    return f"{entry.exercise.notebook}.ipynb" in entry.files
 
 
 def students() -> list[tuple[str, Exercise, str]]:
     found = [("ok-honest", e, "honest") for e in existing_exercises()]
     found += [("ok-untouched", e, "stub") for e in existing_exercises()]
     found += [(s, e, kind) for s, kinds in wrong_rounds().items() for e, kind in kinds.items()]
-    found += [(s, entry.exercise, f"hostile/{entry.name}") for s, entry in hostile().items()]
+    found += [(s, entry.exercise, f"hostile/{entry.name}") for s, entry in hostile().items()
+              if submits_the_notebook(entry)]
     return found
 
 
-@pytest.mark.parametrize("student,exercise,kind", students(),
-                         ids=[f"{e.notebook[:2]}-{k}" for _, e, k in students()])
+def cases() -> list:
+    return [pytest.param(s, e, k, id=f"{e.notebook[:2]}-{k}", marks=[pytest.mark.xfail(
+        strict=False, reason="its score depends on thread timing")] if k in TIMING_DEPENDENT
+        else []) for s, e, k in students()]
+
+
+@pytest.mark.parametrize("student,exercise,kind", cases())
 def test_nbgrader_and_grade_batch_agree(scores, student, exercise, kind):
     assert (student, exercise.notebook) in scores, \
         f"nbgrader recorded no score for {student}'s {exercise.notebook} ({kind})"
