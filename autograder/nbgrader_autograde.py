@@ -203,9 +203,12 @@ class SandboxedGrading(NbGraderPreprocessor):
             if cell.cell_type != "code":
                 continue  # a manually graded answer: nbgrader leaves it for the instructor
             if item is None or grade_id in written:
+                # not a grade cell of this exercise, or a copy: nbgrader must not record it
                 why = "this cell is not graded by the course's grader" if item is None else \
                     "a second copy of a grade cell earns nothing"
-                cell.outputs = graded_outputs(safe_text(why) + "\n", 0.0)
+                del cell.metadata["nbgrader"]
+                cell.outputs = [nbformat.v4.new_output("stream", name="stdout",
+                                                       text=safe_text(why) + "\n")]
                 continue
             cell.outputs = graded_outputs(cell_report(item, problems, result.readable),
                                           item.score)

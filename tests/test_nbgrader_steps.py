@@ -10,6 +10,7 @@ from nbgrader import utils
 from autograder import fixtures, grading
 from autograder.nbgrader_autograde import (
     PercentPerDayLate,
+    SandboxedGrading,
     cell_report,
     graded_outputs,
     released_source,
@@ -17,6 +18,7 @@ from autograder.nbgrader_autograde import (
 )
 from autograder.nbgrader_export import spreadsheet_safe
 from autograder.reference import nbgrader_meta, source_notebook
+from autograder.rubric import EXERCISES
 
 
 def test_safe_text_shows_control_characters_as_escapes_and_keeps_the_rest():
@@ -97,3 +99,45 @@ def test_spreadsheet_formulas_in_names_are_neutralised():
         ["'+1", "'-1", "'@a", "ada", ""]
     assert spreadsheet_safe("a\nb\x00") == "a b "
 
+
+
+class _Graded(SandboxedGrading):
+    """SandboxedGrading with a fixed result instead of a sandbox run."""
+
+    result: grading.NotebookResult
+
+    def grade(self, resources: dict) -> grading.NotebookResult:
+        return self.result
+
+
+def _grade_cell(grade_id: str, source: str) -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(source)
+    cell.metadata["nbgrader"] = {"grade": True, "grade_id": grade_id, "points": 5,
+                                 "solution": False, "locked": True, "schema_version": 3}
+    return cell
+
+
+def test_points_land_in_each_grade_cell_once_and_lost_cells_come_back():
+    capstone = next(e for e in EXERCISES if e.notebook == "07_safe_scheduler")
+    first, second, *rest = capstone.items
+    items = [grading.ItemResult(item.grade_id, item.title, 2.5, item.points, [])
+             for item in capstone.items]
+    step = _Graded()
+    step.result = grading.NotebookResult("07_safe_scheduler.ipynb", capstone.notebook,
+                                         capstone.assignment, 12.5, 25.0, items,
+                                         problems=["the notebook printed 1 MiB"])
+    hidden = "# Hidden tests\n### BEGIN HIDDEN TESTS\nfrom autograder.in_kernel import x\n" \
+             "### END HIDDEN TESTS"
+    notebook = nbformat.v4.new_notebook(cells=[
+        _grade_cell(first.grade_id, hidden), _grade_cell(first.grade_id, "# a copy"),
+        _grade_cell("test_bonus", "print('bonus')"), _grade_cell(second.grade_id, hidden)])
+    notebook, _ = step.preprocess(notebook, {"nbgrader": {
+        "student": "ada", "assignment": "capstone", "notebook": capstone.notebook}})
+    graded = [(cell.metadata["nbgrader"]["grade_id"], utils.determine_grade(cell)[0])
+              for cell in notebook.cells if utils.is_grade(cell)]
+    assert graded == [(item.grade_id, 2.5) for item in [first, second, *rest]]
+    assert notebook.cells[0].source == "# Hidden tests"
+    assert "the notebook printed 1 MiB" in notebook.cells[0].outputs[0].text
+    assert "problem" not in notebook.cells[3].outputs[0].text, "problems are shown once"
+    assert "second copy" in notebook.cells[1].outputs[0].text
+    assert "not graded" in notebook.cells[2].outputs[0].text
