@@ -5,13 +5,14 @@
 Builds, in a temporary folder, a class of N students with a notebook for every exercise whose
 source notebook exists: a deterministic mix of honest answers (about half), untouched stubs and
 entries of the wrong-solution corpus (tests/corpus/wrong/; entries that loop forever are left
-out, since the two graders stop those at different limits by design). The same files are then
+out: they would measure the time limit, not the grader). The same files are then
 graded twice, timed from the command's start to its end:
 
 - `python -m autograder grade-batch submitted --out graded --jobs N` (sandboxed, bubblewrap
   when it works);
 - nbgrader's own workflow in a temporary course (our nbgrader_config.py, solutions/ as source,
-  `nbgrader generate_assignment`, then `nbgrader autograde <assignment>` for each assignment);
+  `nbgrader generate_assignment`, then `nbgrader autograde <assignment>` for each assignment,
+  which grades each notebook in the same sandbox, one at a time);
   scores are read back from nbgrader's gradebook with nbgrader.api.Gradebook.
 
 It prints notebooks per second for each, the ratio, and whether every notebook got the same

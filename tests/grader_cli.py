@@ -26,8 +26,7 @@ def existing_exercises() -> list[Exercise]:
 
 def wrong_kinds(exercise: Exercise) -> list[str]:
     """The wrong-corpus entries of an exercise as roster kinds, leaving out those that end at a
-    time limit (their names say "forever" or "loop"): there the two graders stop at different
-    limits by design."""
+    time limit (their names say "forever" or "loop"): a benchmark of them measures the limit."""
     folder = REPOSITORY / "tests" / "corpus" / "wrong" / exercise.notebook
     return [f"wrong/{exercise.notebook}/{p.stem}" for p in sorted(folder.glob("*.py"))
             if not any(word in p.stem for word in ("forever", "loop"))]
