@@ -95,13 +95,15 @@ def nbgrader_course(course: Path) -> Path:
     return course / "submitted"
 
 
-def nbgrader_autograde(course: Path, *options: str, groups: tuple[str, ...] = ("*",),
+def nbgrader_autograde(course: Path, *options: str,
+                       groups: dict[str, tuple[str, ...]] | None = None,
                        refused: tuple[str, ...] = ()) -> dict[tuple[str, str], float]:
     """Run `nbgrader autograde` for every assignment of the course's submitted/ folder and
     read the points of the grade cells back from its gradebook: (student, notebook) -> score.
 
-    Each assignment and each student pattern of `groups` (nbgrader's --student glob) runs in
-    a process of its own with a copy of the gradebook, so they can be autograded side by side.
+    Each assignment and each student pattern of `groups` (nbgrader's --student glob, mapped to
+    options of its own) runs in a process of its own with a copy of the gradebook, so they can
+    be autograded side by side.
     nbgrader may report an error only for the students in `refused` (it refuses a submission
     that holds none of the assignment's notebooks).
     """
@@ -110,6 +112,7 @@ def nbgrader_autograde(course: Path, *options: str, groups: tuple[str, ...] = ("
 
     from nbgrader.api import Gradebook, MissingEntry
 
+    groups = groups or {"*": ()}
     submitted = course / "submitted"
     assignments = sorted({p.name for p in submitted.glob("*/*") if p.is_dir()})
     books = {(a, g): course / f"gradebook-{a}-{index}.db"
@@ -120,7 +123,7 @@ def nbgrader_autograde(course: Path, *options: str, groups: tuple[str, ...] = ("
     running = {
         (assignment, group): subprocess.Popen(
             [NBGRADER, "autograde", assignment, f"--student={group}", "--log-level=ERROR",
-             f"--CourseDirectory.db_url=sqlite:///{book}", *options],
+             f"--CourseDirectory.db_url=sqlite:///{book}", *options, *groups[group]],
             cwd=course, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         for (assignment, group), book in books.items()}
     for (assignment, group), process in running.items():

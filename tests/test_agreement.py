@@ -9,13 +9,14 @@ the wrong-solution corpus (student wrong-NN holds the NN-th entry of each exerci
 hostile submission of tests/test_hostile.py, one student each: corpus entries, damaged
 documents and tampered metadata, including the three cheats that once won under nbgrader
 (grader_imported_runs_reference, grader_judge_patched, grader_hook_faked). Both graders use
-the same limits (those of the hostile test, so loops end quickly), and must agree exactly
-on every notebook nbgrader knows.
+the same limits (the rubric's; the hostile test's for hostile students, so their loops end
+sooner), and must agree exactly on every notebook nbgrader knows.
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from grader_cli import Grades, existing_exercises, grade_batch, nbgrader_autograde, nbgrader_course
@@ -25,7 +26,7 @@ from autograder import fixtures
 from autograder.reference import REPOSITORY
 from autograder.rubric import Exercise
 
-TIME_LIMIT, MEMORY_LIMIT = "10", "512"
+HOSTILE_LIMITS = ("--time-limit", "10", "--memory-limit", "512")
 CHEATS = ("grader_imported_runs_reference", "grader_judge_patched", "grader_hook_faked")
 WRONG = REPOSITORY / "tests" / "corpus" / "wrong"
 # Entries whose score depends on how threads happen to interleave, on either path: the
@@ -49,17 +50,18 @@ def hostile() -> dict[str, Hostile]:
     return {f"hostile-{entry.name}": entry for entry in hostile_students()}
 
 
-@pytest.fixture(scope="module")
-def scores(tmp_path_factory) -> dict[tuple[str, str], tuple[float, float]]:
-    """(student, notebook) -> (nbgrader's score, grade-batch's score)."""
-    course = tmp_path_factory.mktemp("agreement-course")
-    submitted = nbgrader_course(course)
-    for exercise in existing_exercises():
-        fixtures.place(submitted, "ok-honest", exercise, fixtures.honest_submission(exercise))
-        fixtures.place(submitted, "ok-untouched", exercise, fixtures.stub_submission(exercise))
-    for student, kinds in wrong_rounds().items():
-        for exercise, kind in kinds.items():
-            fixtures.place(submitted, student, exercise, fixtures.submission_for(exercise, kind))
+def place_class(submitted: Path, hostile_ones: bool) -> None:
+    """The hostile students, or everyone else, in SUBMITTED/<student>/<assignment>/."""
+    if not hostile_ones:
+        for exercise in existing_exercises():
+            fixtures.place(submitted, "ok-honest", exercise, fixtures.honest_submission(exercise))
+            fixtures.place(submitted, "ok-untouched", exercise,
+                           fixtures.stub_submission(exercise))
+        for student, kinds in wrong_rounds().items():
+            for exercise, kind in kinds.items():
+                fixtures.place(submitted, student, exercise,
+                               fixtures.submission_for(exercise, kind))
+        return
     for student, entry in hostile().items():
         for name, made in entry.files.items():
             target = submitted / student / entry.exercise.assignment / name
@@ -68,20 +70,36 @@ def scores(tmp_path_factory) -> dict[tuple[str, str], tuple[float, float]]:
                 target.symlink_to(made)
             else:
                 fixtures.place(submitted, student, entry.exercise, made, name)
-    done = grade_batch(submitted, course / "batch", "--sandbox=required", "--jobs", "2",
-                       "--time-limit", TIME_LIMIT, "--memory-limit", MEMORY_LIMIT)
-    if done.returncode == 1 and "bubblewrap" in done.stderr:
-        pytest.skip(f"the sandbox is not available here: {done.stderr.strip()[-300:]}")
-    assert done.returncode == 0, done.stderr[-3000:]
-    ours = Grades.read(course / "batch")
+
+
+@pytest.fixture(scope="module")
+def scores(tmp_path_factory) -> dict[tuple[str, str], tuple[float, float]]:
+    """(student, notebook) -> (nbgrader's score, grade-batch's score).
+
+    The hostile students are graded with the hostile test's limits (their loops end sooner),
+    everyone else with the rubric's: a notebook stopped at its time limit earns what finished,
+    which depends on the machine's speed, so both graders must see the same limits."""
+    course = tmp_path_factory.mktemp("agreement-course")
+    submitted = nbgrader_course(course)
+    ours: dict[tuple[str, str], float] = {}
+    for hostile_ones, limits in ((False, ()), (True, HOSTILE_LIMITS)):
+        place_class(submitted, hostile_ones)
+        alone = course / ("class-hostile" if hostile_ones else "class-others")
+        place_class(alone, hostile_ones)
+        done = grade_batch(alone, course / f"batch-{alone.name}", "--sandbox=required",
+                           "--jobs", "2", *limits)
+        if done.returncode == 1 and "bubblewrap" in done.stderr:
+            pytest.skip(f"the sandbox is not available here: {done.stderr.strip()[-300:]}")
+        assert done.returncode == 0, done.stderr[-3000:]
+        ours.update({key: score for key, (score, _) in
+                     Grades.read(course / f"batch-{alone.name}").rows.items()})
     theirs = nbgrader_autograde(
         course, "--SandboxedGrading.sandbox=required",
-        f"--SandboxedGrading.time_limit={TIME_LIMIT}",
-        f"--SandboxedGrading.memory_limit={MEMORY_LIMIT}",
-        groups=("hostile-*", "[!h]*"),
+        groups={"hostile-*": (f"--SandboxedGrading.time_limit={HOSTILE_LIMITS[1]}",
+                              f"--SandboxedGrading.memory_limit={HOSTILE_LIMITS[3]}"),
+                "[!h]*": ()},
         refused=tuple(s for s, entry in hostile().items() if not submits_the_notebook(entry)))
-    return {key: (score, ours.score(*key) if key in ours.rows else 0.0)
-            for key, score in theirs.items()}
+    return {key: (score, ours.get(key, 0.0)) for key, score in theirs.items()}
 
 
 def submits_the_notebook(entry: Hostile) -> bool:
