@@ -191,6 +191,10 @@ class SandboxedGrading(NbGraderPreprocessor):
                                       "not shown here; it was graded from the submitted file")
         self.log.info("%s/%s/%s: %s / %s points in the sandbox", ids["student"],
                       ids["assignment"], ids["notebook"], result.score, result.max_score)
+        if result.grader_failed:  # not the student's doing: say so where the instructor looks
+            self.log.error("%s/%s/%s: %s; autograde it again with --force once this is fixed",
+                           ids["student"], ids["assignment"], ids["notebook"],
+                           safe_text(result.problems[0] if result.problems else "", 300))
         items = {item.grade_id: item for item in result.items}
         problems = list(result.problems)
         written: set[str] = set()
