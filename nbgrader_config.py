@@ -30,3 +30,51 @@ if os.path.exists(os.path.join(_nbgrader_bin, "alembic")) and _nbgrader_bin not 
         "PATH", "").split(os.pathsep):
     os.environ["PATH"] = _nbgrader_bin + os.pathsep + os.environ.get("PATH", "")
 # --- end of the Formgrader block ------------------------------------------------------------------
+
+# --- Sandboxed autograde (issue 12) ---------------------------------------------------------
+# `nbgrader autograde` grades through the course's sandbox, suites and limits, exactly like
+# `python -m autograder grade-batch`: no student code runs in a kernel next to the hidden
+# tests. The steps are in autograder/nbgrader_autograde.py; Execute is replaced by
+# SandboxedGrading, OverwriteCells by SanitizeCells (no checksum warning for untouched grade
+# cells), AssignLatePenalties by LatePenalties (due dates below), and the exporter keeps a
+# notebook nbgrader cannot read from failing the student's whole submission.
+import sys  # noqa: E402
+
+if os.path.isdir(os.path.join(c.CourseDirectory.root, "autograder")) and \
+        c.CourseDirectory.root not in sys.path:
+    sys.path.insert(0, c.CourseDirectory.root)  # the `nbgrader` command does not add it
+
+from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
+from nbgrader.preprocessors import (  # noqa: E402
+    CheckCellMetadata,
+    ClearOutput,
+    DeduplicateIds,
+    IgnorePattern,
+    LimitOutput,
+    OverwriteKernelspec,
+    SaveAutoGrades,
+)
+
+from autograder.nbgrader_autograde import (  # noqa: E402
+    LatePenalties,
+    SandboxedExporter,
+    SandboxedGrading,
+    SanitizeCells,
+)
+
+c.Autograde.exporter_class = SandboxedExporter
+c.Autograde.sanitize_preprocessors = [
+    ClearOutput, DeduplicateIds, OverwriteKernelspec, SanitizeCells, CheckCellMetadata]
+c.Autograde.autograde_preprocessors = [
+    SandboxedGrading, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
+    LatePenalties, CheckCellMetadata]
+# c.SandboxedGrading.sandbox = "required"  # refuse to grade where bubblewrap does not work
+
+# Due dates (nbgrader's gradebook keeps them; a submission's timestamp.txt says when it came):
+# c.LatePenalties.due_dates = {"schedules": "2026-03-06 17:00:00 Europe/London",
+#                              "resilience": "2026-03-20 17:00:00 Europe/London"}
+# Penalty: nbgrader's late-submission plugin; this one takes 10% of the score per started day.
+c.AssignLatePenalties.plugin_class = "autograder.nbgrader_autograde.PercentPerDayLate"
+c.PercentPerDayLate.percent_per_day = 10
+# `nbgrader export --exporter=autograder.nbgrader_export.CanvasExportPlugin --to canvas.csv`
+# --- end of sandboxed autograde -------------------------------------------------------------

@@ -7,8 +7,13 @@ Each grade cell in `solutions/` ends with
 
 which prints a short report and leaves the points as the cell's value, nbgrader's partial
 credit. Nothing is written to stderr (nbgrader would give the cell 0 for it), so a warning
-from student code never costs points. This path is as safe as nbgrader itself, that is, not
-against a hostile submission; `python -m autograder` is.
+from student code never costs points.
+
+These lines run only where the source notebooks are executed (`make outputs`, nbval), never
+on a student's submission: the student copies keep only the cell's first comment line, and
+`nbgrader autograde` with the repository's nbgrader_config.py grades in the sandbox
+(`autograder.nbgrader_autograde`), like `python -m autograder`. Code in one kernel can reach
+everything the tests can, so this path must never grade untrusted work.
 """
 
 from __future__ import annotations

@@ -1,88 +1,165 @@
-"""nbgrader autograde and `python -m autograder grade` give every notebook the same score.
+"""`nbgrader autograde` and `python -m autograder grade-batch` give every notebook the same score.
 
 This is also the instructor's nbgrader workflow end to end: generate_assignment from
-solutions/, submissions in submitted/<student>/<assignment>/, `nbgrader autograde`, scores read
-from nbgrader's gradebook. The reference answers earn every point and untouched copies 0.
+solutions/, submissions in submitted/<student>/<assignment>/, `nbgrader autograde` with the
+repository's nbgrader_config.py (sandboxed), scores read from nbgrader's gradebook.
 
-A small sample per exercise whose notebooks exist: the honest answers, the untouched stub and
-one entry of the wrong-solution corpus (the first one that ends within the time limits; a
-different one each run would make failures hard to repeat). nbgrader grades them in a
-temporary course built from solutions/; our grader grades each student's notebooks with one
-`grade` call. Scores must agree within 0.01 per notebook.
+One class holds the honest answers and the untouched stubs of every exercise, every entry of
+the wrong-solution corpus (student wrong-NN holds the NN-th entry of each exercise) and every
+hostile submission of tests/test_hostile.py, one student each: corpus entries, damaged
+documents and tampered metadata, including the three cheats that once won under nbgrader
+(grader_imported_runs_reference, grader_judge_patched, grader_hook_faked). Both graders use
+the same limits (the rubric's; the hostile test's for hostile students, so their loops end
+sooner), and must agree exactly on every notebook nbgrader knows.
 """
 
 from __future__ import annotations
 
-import json
+import os
+from pathlib import Path
 
 import pytest
-from grader_cli import (
-    existing_exercises,
-    grade,
-    nbgrader_autograde,
-    nbgrader_course,
-    place,
-    wrong_kinds,
-)
+from grader_cli import Grades, existing_exercises, grade_batch, nbgrader_autograde, nbgrader_course
+from test_hostile import Hostile, hostile_students
 
 from autograder import fixtures
+from autograder.reference import REPOSITORY
 from autograder.rubric import Exercise
 
+HOSTILE_LIMITS = ("--time-limit", "10", "--memory-limit", "512")
+CHEATS = ("grader_imported_runs_reference", "grader_judge_patched", "grader_hook_faked")
+WRONG = REPOSITORY / "tests" / "corpus" / "wrong"
+# Entries whose score depends on how threads happen to interleave, on either path: the
+# runs_table race probe sees a check-then-insert collide on some runs and not on others
+# (24.44, 24.26 or 24.07 of 25 from grade-batch alone, by machine load). Not a difference
+# between the graders; reported as an expected failure until the probe is deterministic.
+TIMING_DEPENDENT = {"wrong/07_safe_scheduler/check_then_insert"}
 
-def first_wrong(exercise: Exercise) -> str | None:
-    kinds = wrong_kinds(exercise)
-    return kinds[0] if kinds else None
 
-
-def sample() -> dict[str, dict[Exercise, str]]:
-    """student -> {exercise: kind of submission}."""
-    students: dict[str, dict[Exercise, str]] = {"honest": {}, "untouched": {}, "buggy": {}}
+def wrong_rounds() -> dict[str, dict[Exercise, str]]:
+    """student wrong-NN -> {exercise: the NN-th wrong entry of that exercise}."""
+    rounds: dict[str, dict[Exercise, str]] = {}
     for exercise in existing_exercises():
-        students["honest"][exercise] = "honest"
-        students["untouched"][exercise] = "stub"
-        wrong = first_wrong(exercise)
-        if wrong:
-            students["buggy"][exercise] = wrong
-    return students
+        for index, path in enumerate(sorted((WRONG / exercise.notebook).glob("*.py"))):
+            rounds.setdefault(f"wrong-{index:02d}", {})[exercise] = \
+                f"wrong/{exercise.notebook}/{path.stem}"
+    return rounds
+
+
+def hostile() -> dict[str, Hostile]:
+    return {f"hostile-{entry.name}": entry for entry in hostile_students()}
+
+
+def place_class(submitted: Path, hostile_ones: bool) -> None:
+    """The hostile students, or everyone else, in SUBMITTED/<student>/<assignment>/."""
+    if not hostile_ones:
+        for exercise in existing_exercises():
+            fixtures.place(submitted, "ok-honest", exercise, fixtures.honest_submission(exercise))
+            fixtures.place(submitted, "ok-untouched", exercise,
+                           fixtures.stub_submission(exercise))
+        for student, kinds in wrong_rounds().items():
+            for exercise, kind in kinds.items():
+                fixtures.place(submitted, student, exercise,
+                               fixtures.submission_for(exercise, kind))
+        return
+    for student, entry in hostile().items():
+        for name, made in entry.files.items():
+            target = submitted / student / entry.exercise.assignment / name
+            if isinstance(made, os.PathLike):
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.symlink_to(made)
+            else:
+                fixtures.place(submitted, student, entry.exercise, made, name)
 
 
 @pytest.fixture(scope="module")
 def scores(tmp_path_factory) -> dict[tuple[str, str], tuple[float, float]]:
-    """(student, notebook) -> (nbgrader's score, our grader's score)."""
+    """(student, notebook) -> (nbgrader's score, grade-batch's score).
+
+    The hostile students are graded with the hostile test's limits (their loops end sooner),
+    everyone else with the rubric's: a notebook stopped at its time limit earns what finished,
+    which depends on the machine's speed, so both graders must see the same limits."""
     course = tmp_path_factory.mktemp("agreement-course")
     submitted = nbgrader_course(course)
-    ours = {}
-    for student, kinds in sample().items():
-        paths = [place(submitted, student, exercise, fixtures.submission_for(exercise, kind))
-                 for exercise, kind in kinds.items()]
-        done = grade(paths, course / f"{student}.json", "--sandbox=required")
+    ours: dict[tuple[str, str], float] = {}
+    for hostile_ones, limits in ((False, ()), (True, HOSTILE_LIMITS)):
+        place_class(submitted, hostile_ones)
+        alone = course / ("class-hostile" if hostile_ones else "class-others")
+        place_class(alone, hostile_ones)
+        done = grade_batch(alone, course / f"batch-{alone.name}", "--sandbox=required",
+                           "--jobs", "2", *limits)
         if done.returncode == 1 and "bubblewrap" in done.stderr:
             pytest.skip(f"the sandbox is not available here: {done.stderr.strip()[-300:]}")
         assert done.returncode == 0, done.stderr[-3000:]
-        tests = json.loads((course / f"{student}.json").read_text())["tests"]
-        for exercise in kinds:
-            ours[(student, exercise.notebook)] = round(sum(
-                t["score"] for t in tests if t["name"].startswith(exercise.notebook + " ")), 2)
-    theirs = nbgrader_autograde(course)
-    return {key: (theirs[key], ours[key]) for key in ours}
+        ours.update({key: score for key, (score, _) in
+                     Grades.read(course / f"batch-{alone.name}").rows.items()})
+    theirs = nbgrader_autograde(
+        course, "--SandboxedGrading.sandbox=required",
+        groups={"hostile-*": (f"--SandboxedGrading.time_limit={HOSTILE_LIMITS[1]}",
+                              f"--SandboxedGrading.memory_limit={HOSTILE_LIMITS[3]}"),
+                "[!h]*": ()},
+        refused=tuple(s for s, entry in hostile().items() if not submits_the_notebook(entry)))
+    return {key: (score, ours.get(key, 0.0)) for key, score in theirs.items()}
 
 
-@pytest.mark.parametrize("student,exercise,kind",
-                         [(s, e, k) for s, kinds in sample().items() for e, k in kinds.items()],
-                         ids=lambda value: getattr(value, "notebook", str(value)))
-def test_nbgrader_and_our_grader_agree(scores, student, exercise, kind):
+def submits_the_notebook(entry: Hostile) -> bool:
+    """False for a hostile student whose files hold no notebook of the assignment (nbgrader
+    then refuses the submission, with an error naming the student)."""
+    return f"{entry.exercise.notebook}.ipynb" in entry.files
+
+
+def students() -> list[tuple[str, Exercise, str]]:
+    found = [("ok-honest", e, "honest") for e in existing_exercises()]
+    found += [("ok-untouched", e, "stub") for e in existing_exercises()]
+    found += [(s, e, kind) for s, kinds in wrong_rounds().items() for e, kind in kinds.items()]
+    found += [(s, entry.exercise, f"hostile/{entry.name}") for s, entry in hostile().items()
+              if submits_the_notebook(entry)]
+    return found
+
+
+def cases() -> list:
+    return [pytest.param(s, e, k, id=f"{e.notebook[:2]}-{k}", marks=[pytest.mark.xfail(
+        strict=False, reason="its score depends on thread timing")] if k in TIMING_DEPENDENT
+        else []) for s, e, k in students()]
+
+
+@pytest.mark.parametrize("student,exercise,kind", cases())
+def test_nbgrader_and_grade_batch_agree(scores, student, exercise, kind):
+    assert (student, exercise.notebook) in scores, \
+        f"nbgrader recorded no score for {student}'s {exercise.notebook} ({kind})"
     theirs, ours = scores[(student, exercise.notebook)]
     assert abs(theirs - ours) <= 0.01, (
-        f"{exercise.notebook} ({kind}): nbgrader gave {theirs}, python -m autograder {ours}")
+        f"{exercise.notebook} ({kind}): nbgrader autograde gave {theirs}, grade-batch {ours}")
     if kind == "honest":
         assert theirs == exercise.max_score, "the reference answers earn every point"
     elif kind == "stub":
         assert theirs == 0, "an untouched student copy earns nothing"
-    else:
+    elif kind.startswith("wrong/"):
         assert theirs < exercise.max_score, f"{kind} should lose points"
+
+
+@pytest.mark.parametrize("cheat", CHEATS)
+def test_the_cheats_that_won_under_nbgrader_earn_nothing(scores, cheat):
+    assert scores[(f"hostile-{cheat}", "01_parse_cron_field")] == (0.0, 0.0)
+
+
+def test_hostile_submissions_earn_no_more_than_they_may(scores):
+    entries = hostile()
+    too_much = {}
+    for student, entry in entries.items():
+        limit = entry.max_points
+        if entry.twin:
+            twin = fixtures.read_corpus_entry(REPOSITORY / "tests" / "corpus" / f"{entry.twin}.py")
+            limit = next(scores[(s, twin.exercise.notebook)][0] for s, e, k in students()
+                         if k == entry.twin)
+        earned = scores.get((student, entry.exercise.notebook), (0.0, 0.0))[0]
+        if earned > limit:
+            too_much[entry.name] = (earned, limit)
+    assert not too_much, f"hostile notebooks earned more than they may under nbgrader: {too_much}"
 
 
 def test_every_exercise_is_in_the_sample():
     from autograder.rubric import EXERCISES
 
     assert [e.notebook for e in existing_exercises()] == [e.notebook for e in EXERCISES]
+    assert set(CHEATS) <= {entry.name for entry in hostile_students()}

@@ -1,0 +1,321 @@
+"""`nbgrader autograde`, graded in the sandbox: the steps `nbgrader_config.py` plugs into nbgrader.
+
+nbgrader's `Autograde` converter reads each submitted notebook twice: a *sanitize* chain of
+preprocessors writes a clean copy into `autograded/`, then an *autograde* chain grades that
+copy. Out of the box the autograde chain runs the student's code and the hidden tests in one
+kernel, where student code can reach (and fake) everything. This module provides the
+replacements that make nbgrader's gradebook carry the scores of `python -m autograder`:
+
+- `SandboxedGrading` replaces nbgrader's `Execute`: it grades the submitted file with
+  `grading.grade_safely` (the same sandbox, suites and limits as `grade-batch`) and writes each
+  grade cell's points where nbgrader's `SaveAutoGrades` reads them, the partial-credit value of
+  the cell, after a short report of what failed. No student code runs in nbgrader's process or
+  in a kernel. The grade cells keep the text students were given (no hidden-test code).
+- `SanitizeCells` replaces nbgrader's `OverwriteCells`: a grade cell whose text is exactly the
+  released one (nbgrader removed its hidden tests) is restored without the "checksum has
+  changed" warning, so the warning is left for cells a student really changed.
+- `LatePenalties` replaces nbgrader's `AssignLatePenalties`: it first writes the due dates set
+  in `nbgrader_config.py` into the gradebook, then lets nbgrader's late-submission plugin
+  (`c.AssignLatePenalties.plugin_class`) decide the penalty. `PercentPerDayLate` is one such
+  plugin.
+- `SandboxedExporter` is the converter's exporter: a notebook nbgrader cannot read or sanitize
+  (not JSON, broken metadata) becomes an empty notebook, so its grade cells still get 0 points
+  and a reason and the student's other notebooks are kept, instead of nbgrader removing the
+  whole submission.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from nbconvert.exporters import NotebookExporter
+from nbformat.notebooknode import NotebookNode
+from nbgrader import utils
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.nbgraderformat import MetadataValidator
+from nbgrader.plugins import LateSubmissionPlugin
+from nbgrader.preprocessors import (
+    AssignLatePenalties,
+    ClearHiddenTests,
+    NbGraderPreprocessor,
+    OverwriteCells,
+)
+from traitlets import Dict, Enum, Float, Integer, Unicode
+
+from . import grading, runner
+from .rubric import exercise_for
+
+MAX_FAILURES_SHOWN = 12  # per grade cell; the report of grade-batch lists them all
+MAX_MESSAGE = 400  # characters of one failure message
+MAX_PROBLEMS_SHOWN = 5
+NO_RESULT = "no result:"  # grading.score_run's words for a test the run never reached
+UNWRITTEN = "got NotImplementedError"
+UNREADABLE = "sandboxed_unreadable"  # notebook metadata SandboxedExporter leaves for grading
+
+_lock = threading.Lock()
+_sandboxes: dict[str, runner.Sandbox] = {}
+
+
+# -- text that reaches the gradebook and feedback -----------------------------------------
+
+def safe_text(text: str, limit: int = MAX_MESSAGE) -> str:
+    """`text` with every control and formatting character (terminal escapes, bidi overrides,
+    NUL) shown as a `\\x..`/`\\u....` escape, cut to `limit` characters."""
+    shown = []
+    for char in str(text):
+        if char == "\n" or (unicodedata.category(char) not in ("Cc", "Cf", "Zl", "Zp", "Co",
+                                                                  "Cs")):
+            shown.append(char)
+        else:
+            code = ord(char)
+            shown.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+    joined = "".join(shown)
+    return joined if len(joined) <= limit else joined[:limit - 3] + "..."
+
+
+def cell_report(item: grading.ItemResult, problems: list[str], readable: bool) -> str:
+    """What a grade cell shows in the autograded and feedback notebooks: its points, the
+    notebook's problems (a time-out, an exit, a damaged file), then each failed test."""
+    passed = sum(test.passed for test in item.tests)
+    how = f"{passed} of {len(item.tests)} hidden tests passed" if readable else "not graded"
+    lines = [safe_text(f"{item.title}: {_points(item.score)} / {_points(item.max_score)} "
+                       f"points ({how})")]
+    for problem in problems[:MAX_PROBLEMS_SHOWN]:
+        lines.append("  problem: " + safe_text(problem).replace("\n", " "))
+    if len(problems) > MAX_PROBLEMS_SHOWN:
+        lines.append(f"  ... and {len(problems) - MAX_PROBLEMS_SHOWN} more problems")
+    failed = [test for test in item.tests if not test.passed]
+    if not readable or not failed:
+        return "\n".join(lines) + "\n"
+    if all(NO_RESULT in test.output for test in failed):
+        lines.append(f"  {len(failed)} hidden tests got no result (see the problem above)")
+    elif all(UNWRITTEN in test.output for test in failed) and len(failed) == len(item.tests):
+        lines.append(f"  not written yet: all {len(failed)} hidden tests got "
+                     "NotImplementedError, the untouched stub's answer")
+    else:
+        for test in failed[:MAX_FAILURES_SHOWN]:
+            name = test.name.split(": ", 1)[-1] if ": " in test.name else test.name
+            lines.append(f"  FAIL  {safe_text(name, 200)} (-{_points(test.max_score)})")
+            lines.append("        " + safe_text(test.output).replace("\n", "\n        "))
+        if len(failed) > MAX_FAILURES_SHOWN:
+            lines.append(f"  ... and {len(failed) - MAX_FAILURES_SHOWN} more failed tests")
+    return "\n".join(lines) + "\n"
+
+
+def _points(value: float) -> str:
+    return f"{round(value, 2):g}"
+
+
+def graded_outputs(report: str, points: float) -> list[NotebookNode]:
+    """The outputs nbgrader reads a grade cell's points from: the report, then the points as
+    the cell's value (nbgrader's partial credit)."""
+    return [nbformat.v4.new_output("stream", name="stdout", text=report),
+            nbformat.v4.new_output("execute_result", data={"text/plain": repr(float(points))},
+                                   execution_count=None)]
+
+
+def released_source(source: str, parent: Any = None) -> str:
+    """A grade cell's text as students receive it: nbgrader's hidden-test region removed."""
+    cell = nbformat.v4.new_code_cell(source)
+    try:
+        ClearHiddenTests(parent=parent)._remove_hidden_test_region(cell)
+    except RuntimeError:  # unbalanced markers: show nothing of it
+        return ""
+    return cell.source
+
+
+def _course_directory(preprocessor: Any) -> Any:
+    owner = preprocessor
+    while owner is not None:
+        if getattr(owner, "coursedir", None) is not None:
+            return owner.coursedir
+        owner = getattr(owner, "parent", None)
+    from nbgrader.coursedir import CourseDirectory
+
+    return CourseDirectory(config=preprocessor.config)
+
+
+# -- the autograde chain -------------------------------------------------------------------
+
+class SandboxedGrading(NbGraderPreprocessor):
+    """Grade the submitted notebook in the course's sandbox; put the points in its grade cells."""
+
+    sandbox = Enum(("auto", "required", "off"), default_value="auto",
+                   help="auto: bubblewrap if it works, else reduced isolation with a warning; "
+                        "required: refuse to grade without bubblewrap; off: no isolation "
+                        "(debugging the grader only)").tag(config=True)
+    time_limit = Float(None, allow_none=True,
+                       help="seconds per notebook (default: the rubric's)").tag(config=True)
+    memory_limit = Integer(None, allow_none=True,
+                           help="MiB per notebook (default: the rubric's)").tag(config=True)
+
+    def options(self) -> grading.Options:
+        with _lock:
+            if self.sandbox not in _sandboxes:
+                chosen = runner.Sandbox.choose(self.sandbox)  # may raise SandboxUnavailable
+                if not chosen.isolated:
+                    self.log.warning(
+                        "bubblewrap (bwrap) is not available: student code runs with reduced "
+                        "isolation; install the Debian package bubblewrap, or set "
+                        "c.SandboxedGrading.sandbox = 'required' to refuse")
+                    runner.become_subreaper()
+                _sandboxes[self.sandbox] = chosen
+        return grading.Options(sandbox=_sandboxes[self.sandbox], time_limit=self.time_limit,
+                               memory_limit_mb=self.memory_limit, processes=64)
+
+    def grade(self, resources: dict) -> grading.NotebookResult:
+        ids = resources["nbgrader"]
+        coursedir = _course_directory(self)
+        folder = Path(coursedir.format_path(coursedir.submitted_directory, ids["student"],
+                                            ids["assignment"]))
+        path = folder / f"{ids['notebook']}.ipynb"
+        exercise = exercise_for(path.name)
+        for problem in grading.prepare((exercise,) if exercise else ()):
+            self.log.error("%s", problem)
+        return grading.grade_safely(path, self.options(), shown_as=path.name, within=folder)
+
+    def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
+        ids = resources["nbgrader"]
+        result = self.grade(resources)
+        unreadable = nb.metadata.pop(UNREADABLE, None)
+        if unreadable and result.readable:
+            # nbgrader could not read or sanitize it, our grader could: say why it looks empty
+            result.problems.insert(0, "nbgrader could not process this notebook "
+                                      f"({safe_text(str(unreadable), 200)}), so its cells are "
+                                      "not shown here; it was graded from the submitted file")
+        self.log.info("%s/%s/%s: %s / %s points in the sandbox", ids["student"],
+                      ids["assignment"], ids["notebook"], result.score, result.max_score)
+        if result.grader_failed:  # not the student's doing: say so where the instructor looks
+            self.log.error("%s/%s/%s: %s; autograde it again with --force once this is fixed",
+                           ids["student"], ids["assignment"], ids["notebook"],
+                           safe_text(result.problems[0] if result.problems else "", 300))
+        items = {item.grade_id: item for item in result.items}
+        problems = list(result.problems)
+        written: set[str] = set()
+        for cell in nb.cells:
+            if not utils.is_grade(cell):
+                continue
+            grade_id = cell.metadata.nbgrader.get("grade_id")
+            cell.source = released_source(cell.source, self)
+            item = items.get(grade_id)
+            if cell.cell_type != "code":
+                continue  # a manually graded answer: nbgrader leaves it for the instructor
+            if item is None or grade_id in written:
+                # not a grade cell of this exercise, or a copy: nbgrader must not record it
+                why = "this cell is not graded by the course's grader" if item is None else \
+                    "a second copy of a grade cell earns nothing"
+                del cell.metadata["nbgrader"]
+                cell.outputs = [nbformat.v4.new_output("stream", name="stdout",
+                                                       text=safe_text(why) + "\n")]
+                continue
+            cell.outputs = graded_outputs(cell_report(item, problems, result.readable),
+                                          item.score)
+            cell.execution_count = None
+            written.add(grade_id)
+            problems = []  # the notebook's problems are shown once, in its first grade cell
+        exercise = exercise_for(ids["notebook"])
+        for item in result.items:
+            if item.grade_id not in written and exercise is not None:
+                nb.cells.append(self._restored_grade_cell(item, problems, result.readable))
+                problems = []
+        return nb, resources
+
+    def _restored_grade_cell(self, item: grading.ItemResult, problems: list[str],
+                             readable: bool) -> NotebookNode:
+        """A grade cell the submission lost (deleted, or the file was unreadable), holding
+        its points, so the gradebook records them instead of leaving the grade empty."""
+        cell = nbformat.v4.new_code_cell(
+            f"# Hidden tests for {item.title} (this grade cell was missing from the "
+            "submission and was added back by the grader).")
+        cell.metadata["nbgrader"] = {"grade": True, "grade_id": item.grade_id, "locked": True,
+                                     "points": item.max_score, "solution": False,
+                                     "schema_version": 3}
+        cell.metadata["nbgrader"]["checksum"] = utils.compute_checksum(cell)
+        cell.metadata["nbgrader"]["cell_type"] = "code"
+        cell.outputs = graded_outputs(cell_report(item, problems, readable), item.score)
+        return MetadataValidator().upgrade_cell_metadata(cell)
+
+
+class LatePenalties(AssignLatePenalties):
+    """nbgrader's late penalties, with the due dates written in `nbgrader_config.py`."""
+
+    due_dates = Dict(key_trait=Unicode(), value_trait=Unicode(),
+                     help="assignment -> due date, for example {'schedules': '2026-03-06 "
+                          "17:00:00 Europe/London'}; written into the gradebook before "
+                          "nbgrader computes how late each submission is").tag(config=True)
+
+    def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
+        assignment = resources["nbgrader"]["assignment"]
+        due = self.due_dates.get(assignment)
+        if due:
+            with Gradebook(resources["nbgrader"]["db_url"]) as book:
+                book.update_or_create_assignment(assignment, duedate=due)
+        return super().preprocess(nb, resources)
+
+
+class PercentPerDayLate(LateSubmissionPlugin):
+    """A late-submission plugin: a share of the notebook's score per started day late."""
+
+    percent_per_day = Float(10.0, help="percent of the score lost per started day late "
+                                       "(100 or more: late work earns nothing)").tag(config=True)
+
+    def late_submission_penalty(self, student_id: str, score: float,
+                                total_seconds_late: float) -> float | None:
+        if total_seconds_late <= 0 or not score:
+            return None
+        days = math.ceil(total_seconds_late / 86400)
+        return round(score * min(1.0, days * self.percent_per_day / 100), 2)
+
+
+# -- the sanitize chain --------------------------------------------------------------------
+
+class SanitizeCells(OverwriteCells):
+    """nbgrader's `OverwriteCells`, quiet about grade cells that are exactly as released."""
+
+    def preprocess_cell(self, cell: NotebookNode, resources: dict,
+                        cell_index: int) -> tuple[NotebookNode, dict]:
+        meta = cell.metadata.get("nbgrader", {})
+        grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+        if isinstance(grade_id, str):
+            try:
+                source_cell = self.gradebook.find_source_cell(grade_id, self.notebook_id,
+                                                              self.assignment_id)
+            except MissingEntry:
+                source_cell = None
+            if source_cell is not None and source_cell.locked and \
+                    cell.cell_type == source_cell.cell_type and \
+                    cell.source != source_cell.source and \
+                    cell.source == released_source(source_cell.source, self):
+                cell.source = source_cell.source
+        return super().preprocess_cell(cell, resources, cell_index)
+
+
+class SandboxedExporter(NotebookExporter):
+    """The autograde converter's exporter: a notebook nbgrader cannot read or sanitize is
+    replaced by an empty one, so that one notebook (not the student's whole submission) is
+    affected, and `SandboxedGrading` gives it its score and the reason."""
+
+    def from_filename(self, filename: str, resources: dict | None = None,
+                      **kw: Any) -> tuple[str, dict]:
+        sanitizing = getattr(self.parent, "_sanitizing", False) and resources is not None \
+            and "nbgrader" in resources
+        try:
+            if sanitizing and os.path.islink(filename):
+                # nbgrader would read whatever it points to (a solution, say) into autograded/
+                raise OSError("the submitted file is a symbolic link")
+            return super().from_filename(filename, resources, **kw)
+        except Exception as error:
+            if not sanitizing:
+                raise
+            why = f"{type(error).__name__}: {safe_text(str(error), 200)}"
+            self.log.warning("%s could not be read or sanitized (%s); grading it as an empty "
+                             "notebook", os.path.basename(filename), why)
+            empty = nbformat.v4.new_notebook()
+            empty.metadata[UNREADABLE] = why
+            return self.from_notebook_node(empty, resources, **kw)

@@ -1,0 +1,89 @@
+"""`nbgrader export` to a gradebook CSV that Canvas imports (Grades -> Import).
+
+    nbgrader export --exporter=autograder.nbgrader_export.CanvasExportPlugin --to canvas.csv
+
+Columns, in the order of Canvas's own gradebook export:
+
+| column | from nbgrader's gradebook |
+| --- | --- |
+| `Student` | "last, first" as entered with `nbgrader db student add`, else the student id |
+| `ID` | the student's `lms_user_id` (Canvas's numeric user id), empty when unknown |
+| `SIS User ID` | the nbgrader student id (the folder name under `submitted/`) |
+| `SIS Login ID` | the nbgrader student id |
+| `Section` | empty (Canvas keeps the section it has) |
+| `<assignment>` (one per assignment) | its score after penalties and manual grades |
+
+A score is empty when nothing was submitted. An assignment column is named
+`<assignment> (<canvas id>)` when `c.CanvasExportPlugin.canvas_ids` gives its Canvas id.
+The second row is Canvas's "Points Possible" row. Canvas matches students by `ID`, then
+`SIS User ID`, then `SIS Login ID`; an assignment column without a Canvas id creates a new
+assignment on import. Text cells that a spreadsheet would run as a formula (`=`, `+`, `-`,
+`@` first) get a leading apostrophe.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.plugins import ExportPlugin
+from traitlets import Dict, Unicode
+
+COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+
+
+def spreadsheet_safe(text: object) -> str:
+    text = "" if text is None else str(text)
+    text = "".join(char if char.isprintable() else " " for char in text)
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+def _points(value: float) -> str:
+    return f"{round(float(value), 2):g}"
+
+
+class CanvasExportPlugin(ExportPlugin):
+    """Write nbgrader's gradebook as a CSV that Canvas's gradebook import reads."""
+
+    canvas_ids = Dict(key_trait=Unicode(), value_trait=Unicode(),
+                      help="assignment -> Canvas assignment id, so the import updates that "
+                           "assignment instead of creating one").tag(config=True)
+
+    def export(self, gradebook: Gradebook) -> None:
+        destination = Path(self.to or "canvas_grades.csv")
+        self.log.info("Exporting grades for Canvas to %s", destination)
+        destination.write_text(self.table(gradebook), encoding="utf-8", newline="")
+
+    def table(self, gradebook: Gradebook) -> str:
+        assignments = [a for a in gradebook.assignments
+                       if not self.assignment or a.name in self.assignment]
+        students = [s for s in gradebook.students
+                    if not self.student or s.id in self.student]
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        names = []
+        for assignment in assignments:
+            canvas_id = self.canvas_ids.get(assignment.name)
+            names.append(f"{assignment.name} ({canvas_id})" if canvas_id else assignment.name)
+        writer.writerow([*COLUMNS, *map(spreadsheet_safe, names)])
+        writer.writerow(["    Points Possible", "", "", "", "",
+                         *(_points(a.max_score) for a in assignments)])
+        for student in sorted(students, key=lambda s: s.id):
+            if student.last_name or student.first_name:
+                shown = ", ".join(p for p in (student.last_name, student.first_name) if p)
+            else:
+                shown = student.id
+            row = [spreadsheet_safe(shown), spreadsheet_safe(student.lms_user_id or ""),
+                   spreadsheet_safe(student.id), spreadsheet_safe(student.id), ""]
+            for assignment in assignments:
+                try:
+                    submission = gradebook.find_submission(assignment.name, student.id)
+                except MissingEntry:
+                    row.append("")
+                    continue
+                penalty = submission.late_submission_penalty or 0.0
+                row.append(_points(max(0.0, submission.score - penalty)))  # as nbgrader's CSV
+            writer.writerow(row)
+        return buffer.getvalue()

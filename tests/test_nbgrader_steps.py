@@ -1,0 +1,143 @@
+"""The pieces of the sandboxed nbgrader autograde that need no kernel, sandbox or course."""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+from grader_cli import existing_exercises
+from nbgrader import utils
+
+from autograder import fixtures, grading
+from autograder.nbgrader_autograde import (
+    PercentPerDayLate,
+    SandboxedGrading,
+    cell_report,
+    graded_outputs,
+    released_source,
+    safe_text,
+)
+from autograder.nbgrader_export import spreadsheet_safe
+from autograder.reference import nbgrader_meta, source_notebook
+from autograder.rubric import EXERCISES
+
+
+def test_safe_text_shows_control_characters_as_escapes_and_keeps_the_rest():
+    text = "got 'é\u00e9' \x1b[2J\x07\x00 \u202etxt.exe\nsecond line"
+    assert safe_text(text) == "got 'éé' \\x1b[2J\\x07\\x00 \\u202etxt.exe\nsecond line"
+    assert safe_text("x" * 1000, 50) == "x" * 47 + "..."
+
+
+def _item(*tests: grading.TestResult) -> grading.ItemResult:
+    return grading.ItemResult("test_parse_cron_field", "parse_cron_field",
+                      sum(t.score for t in tests), sum(t.max_score for t in tests), list(tests))
+
+
+def test_a_report_names_the_notebook_s_problem_once_instead_of_every_missing_result():
+    missing = [grading.TestResult(f"01 · parse_cron_field: case {i}", 0, 1,
+                          f"parse_cron_field('{i}', 0, 59): no result: grading stopped", False)
+               for i in range(30)]
+    star = grading.TestResult("01 · parse_cron_field: a star", 1, 1, "passed", True)
+    text = cell_report(_item(star, *missing), ["grading stopped at the time limit of 60 s"], True)
+    assert text.splitlines() == [
+        "parse_cron_field: 1 / 31 points (1 of 31 hidden tests passed)",
+        "  problem: grading stopped at the time limit of 60 s",
+        "  30 hidden tests got no result (see the problem above)"]
+
+
+def test_a_report_lists_failed_tests_with_their_message():
+    text = cell_report(_item(grading.TestResult("01 · parse_cron_field: a-b includes b", 0, 2 / 3,
+                                        "parse_cron_field('1-5', 0, 59): expected [1, 2, 3, 4, "
+                                        "5], got [1, 2, 3, 4]", False),
+                             grading.TestResult("01 · parse_cron_field: a star", 1, 1, "passed",
+                                                True)), [], True)
+    assert text.splitlines() == [
+        "parse_cron_field: 1 / 1.67 points (1 of 2 hidden tests passed)",
+        "  FAIL  a-b includes b (-0.67)",
+        "        parse_cron_field('1-5', 0, 59): expected [1, 2, 3, 4, 5], got [1, 2, 3, 4]"]
+
+
+@pytest.mark.parametrize("points", [0.0, 12.5, 25.0])
+def test_nbgrader_reads_the_points_from_the_outputs(points):
+    cell = nbformat.v4.new_code_cell("# Hidden tests for parse_cron_field")
+    cell.metadata["nbgrader"] = {"grade": True, "grade_id": "test_parse_cron_field",
+                                 "points": 25, "solution": False, "locked": True}
+    cell.outputs = graded_outputs("parse_cron_field: ... points\n", points)
+    assert utils.determine_grade(cell) == (points, 25.0)
+
+
+@pytest.mark.parametrize("exercise", existing_exercises(), ids=lambda e: e.notebook)
+def test_a_grade_cell_s_released_text_is_what_students_receive(exercise):
+    """SanitizeCells restores a grade cell silently only when its text is exactly this."""
+    released = {nbgrader_meta(cell)["grade_id"]: cell.source
+                for cell in fixtures.released_notebook(exercise).cells
+                if nbgrader_meta(cell).get("grade")}
+    for cell in source_notebook(exercise).cells:
+        meta = nbgrader_meta(cell)
+        if meta.get("grade"):
+            shown = released_source(cell.source)
+            assert shown == released[meta["grade_id"]]
+            assert "autograder" not in shown and "grade_cell" not in shown
+    assert len(released) == len(exercise.items)
+
+
+@pytest.mark.parametrize("seconds,penalty", [(1, 5.0), (86400, 5.0), (47 * 3600, 10.0),
+                                             (3 * 86400 + 1, 20.0), (30 * 86400, 50.0)])
+def test_percent_per_day_takes_a_share_of_the_score_per_started_day(seconds, penalty):
+    assert PercentPerDayLate(percent_per_day=10).late_submission_penalty("ada", 50.0,
+                                                                         seconds) == penalty
+
+
+def test_percent_per_day_leaves_on_time_and_empty_work_alone():
+    plugin = PercentPerDayLate()
+    assert plugin.late_submission_penalty("ada", 50.0, 0) is None
+    assert plugin.late_submission_penalty("ada", 0.0, 3600) is None
+
+
+def test_spreadsheet_formulas_in_names_are_neutralised():
+    assert spreadsheet_safe("=HYPERLINK(\"x\")") == "'=HYPERLINK(\"x\")"
+    assert [spreadsheet_safe(v) for v in ("+1", "-1", "@a", "ada", None)] == \
+        ["'+1", "'-1", "'@a", "ada", ""]
+    assert spreadsheet_safe("a\nb\x00") == "a b "
+
+
+
+class _Graded(SandboxedGrading):
+    """SandboxedGrading with a fixed result instead of a sandbox run."""
+
+    result: grading.NotebookResult
+
+    def grade(self, resources: dict) -> grading.NotebookResult:
+        return self.result
+
+
+def _grade_cell(grade_id: str, source: str) -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(source)
+    cell.metadata["nbgrader"] = {"grade": True, "grade_id": grade_id, "points": 5,
+                                 "solution": False, "locked": True, "schema_version": 3}
+    return cell
+
+
+def test_points_land_in_each_grade_cell_once_and_lost_cells_come_back():
+    capstone = next(e for e in EXERCISES if e.notebook == "07_safe_scheduler")
+    first, second, *rest = capstone.items
+    items = [grading.ItemResult(item.grade_id, item.title, 2.5, item.points, [])
+             for item in capstone.items]
+    step = _Graded()
+    step.result = grading.NotebookResult("07_safe_scheduler.ipynb", capstone.notebook,
+                                         capstone.assignment, 12.5, 25.0, items,
+                                         problems=["the notebook printed 1 MiB"])
+    hidden = "# Hidden tests\n### BEGIN HIDDEN TESTS\nfrom autograder.in_kernel import x\n" \
+             "### END HIDDEN TESTS"
+    notebook = nbformat.v4.new_notebook(cells=[
+        _grade_cell(first.grade_id, hidden), _grade_cell(first.grade_id, "# a copy"),
+        _grade_cell("test_bonus", "print('bonus')"), _grade_cell(second.grade_id, hidden)])
+    notebook, _ = step.preprocess(notebook, {"nbgrader": {
+        "student": "ada", "assignment": "capstone", "notebook": capstone.notebook}})
+    graded = [(cell.metadata["nbgrader"]["grade_id"], utils.determine_grade(cell)[0])
+              for cell in notebook.cells if utils.is_grade(cell)]
+    assert graded == [(item.grade_id, 2.5) for item in [first, second, *rest]]
+    assert notebook.cells[0].source == "# Hidden tests"
+    assert "the notebook printed 1 MiB" in notebook.cells[0].outputs[0].text
+    assert "problem" not in notebook.cells[3].outputs[0].text, "problems are shown once"
+    assert "second copy" in notebook.cells[1].outputs[0].text
+    assert "not graded" in notebook.cells[2].outputs[0].text
