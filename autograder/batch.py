@@ -1,26 +1,34 @@
 """Grade a whole class: SUBMITTED/<student>/<assignment>/<notebook>.ipynb.
 
-Each graded notebook's result is saved at once under DIR/<student>/.results/ together with the
-hash of the notebook's bytes and a fingerprint of the grader (rubric, suites, probes, reference
-solutions, limits). A rerun reuses every saved result whose notebook and grader are unchanged,
-so an interrupted batch loses nothing it already graded. Notebooks are graded by a pool of
-threads, each of which drives one sandbox process at a time.
+Output: DIR/grades.csv (the gradebook), DIR/flags.csv (what the grader noticed as tampering)
+and, per student, DIR/students/<student>/results.json and report.md; nothing a student names
+can land beside the gradebook. Each graded notebook's result is saved at once under
+DIR/students/<student>/.results/ (in a file named by a hash, so no notebook name is too long
+for it) together with the hash of the notebook's bytes and a fingerprint of the grader
+(rubric, suites, probes, reference solutions, limits). A rerun reuses every saved result whose
+notebook and grader are unchanged, so an interrupted batch loses nothing it already graded.
+Notebooks are graded by a pool of threads, each of which drives one sandbox process at a time.
+A failure while grading or writing one student's results is that student's error, with a
+reason in the gradebook; the batch goes on and grades.csv is always written.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from . import grading, report, runner, suite
-from .rubric import Exercise
+from . import escape, grading, report, runner, suite
+from .notebook import MAX_NOTEBOOK_BYTES
+from .rubric import Exercise, exercise_for
 from .sandbox.probes import PROBES
 
 PACKAGE = Path(__file__).resolve().parent
@@ -45,8 +53,17 @@ class Submission:
     def key(self) -> str:
         return f"{self.student}/{self.assignment}/{self.path.name}"
 
+    def folder(self, out: Path) -> Path:
+        return student_folder(out, self.student)
+
     def saved_result(self, out: Path) -> Path:
-        return out / self.student / ".results" / self.assignment / f"{self.path.name}.json"
+        name = hashlib.sha256(os.fsencode(self.path.name)).hexdigest()[:32]
+        return self.folder(out) / ".results" / self.assignment / f"{name}.json"
+
+
+def student_folder(out: Path, student: str) -> Path:
+    """Where one student's results.json and report.md go: DIR/students/<student>/."""
+    return Path(out) / "students" / student
 
 
 @dataclass
@@ -56,6 +73,8 @@ class Summary:
     unreadable: int = 0
     seconds: float = 0.0
     interrupted: bool = False
+    failed: int = 0  # notebooks whose grading or writing failed in the grader itself
+    flagged: list[tuple[str, str, str, str]] = field(default_factory=list)
 
     def line(self, out: Path) -> str:
         rate = self.graded / self.seconds if self.seconds > 0 else 0.0
@@ -65,7 +84,21 @@ class Summary:
         if self.interrupted:
             return (f"interrupted: {text}; every notebook graded so far is saved, run the "
                     "same command again to grade the rest")
-        return f"{text}; wrote {out / 'grades.csv'}"
+        text = f"{text}; wrote {out / 'grades.csv'}"
+        if self.failed:
+            text += (f"\nthe grader failed on {self.failed} notebooks (see the note column of "
+                     "grades.csv)")
+        if self.flagged:
+            students = sorted({row[0] for row in self.flagged})
+            text += (f"\ntampering noticed for {len(students)} students (all of it in "
+                     f"{out / 'flags.csv'}):")
+            for student in students:
+                mine = [f"{notebook}: {flag}" for who, _, notebook, flag in self.flagged
+                        if who == student]
+                text += f"\n  {escape.one_line(student, 80)}: {escape.one_line(mine[0], 160)}"
+                if len(mine) > 1:
+                    text += f" (and {len(mine) - 1} more)"
+        return text
 
 
 def discover(submitted: Path, out: Path | None = None) -> list[Submission]:
@@ -122,14 +155,47 @@ def fingerprint(options: grading.Options, exercise: Exercise | None = None) -> s
     return digest.hexdigest()
 
 
+def file_hash(path: Path) -> str:
+    """The SHA-256 of a notebook file, read in chunks and only when it is a regular file of
+    at most the size the grader reads; anything else is identified by what lstat says."""
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_NOTEBOOK_BYTES:
+            return f"not read: mode {info.st_mode:o}, {info.st_size} bytes, {info.st_mtime_ns}"
+        digest = hashlib.sha256()
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            read = 0
+            while read <= MAX_NOTEBOOK_BYTES:
+                chunk = os.read(descriptor, 1 << 20)
+                if not chunk:
+                    break
+                digest.update(chunk)
+                read += len(chunk)
+        finally:
+            os.close(descriptor)
+        return digest.hexdigest()
+    except OSError:
+        return ""
+
+
 def _load(saved: Path, sha: str, grader: str) -> grading.NotebookResult | None:
+    """A saved result, or None when it is missing, stale, or damaged in any way."""
     try:
         data = json.loads(saved.read_text(encoding="utf-8"))
         if data.get("sha256") == sha and data.get("fingerprint") == grader:
-            return grading.NotebookResult.from_dict(data["result"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            result = grading.NotebookResult.from_dict(data["result"])
+            json.dumps(report.results_json([result]))  # it must be writable, too
+            return result
+    except Exception:  # a damaged file is a cache miss, never the end of the batch
         pass
     return None
+
+
+def _save(submission: Submission, out: Path, sha: str, grader: str,
+          result: grading.NotebookResult) -> None:
+    saved = {"sha256": sha, "fingerprint": grader, "result": result.to_dict()}
+    report.write_atomic(submission.saved_result(out), json.dumps(escape.plain_json(saved)))
 
 
 def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int = 1,
@@ -147,10 +213,7 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
     todo = []
     summary = Summary()
     for submission in submissions:
-        try:
-            hashes[submission] = hashlib.sha256(submission.path.read_bytes()).hexdigest()
-        except OSError:
-            hashes[submission] = ""
+        hashes[submission] = file_hash(submission.path)
         exercise = next(iter(grading.exercises_in([submission.path])), None)
         if exercise not in graders:
             graders[exercise] = fingerprint(options, exercise)
@@ -171,19 +234,23 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
                    for s in todo}
         for done, future in enumerate(as_completed(futures), start=1):
             submission = futures[future]
-            result = future.result()
+            try:
+                result = future.result()
+            except Exception as error:
+                result = _grader_failed(submission, "grading", error)
             results[submission] = result
             summary.graded += 1
             summary.unreadable += not result.readable
             if not result.grader_failed:
-                saved = {"sha256": hashes[submission],
-                         "fingerprint": submission_grader[submission],
-                         "result": result.to_dict()}
-                report.write_atomic(submission.saved_result(out), json.dumps(saved))
-            note = f"  {result.problems[0][:70]}" if result.problems else ""
-            print(f"[{done:>{width}}/{len(todo)}] {submission.key}  {report.points(result.score)}"
-                  f"/{report.points(result.max_score)}  {result.execution_time:.2f} s{note}",
-                  file=progress, flush=True)
+                try:
+                    _save(submission, out, hashes[submission], submission_grader[submission],
+                          result)
+                except Exception:  # not saved: the next run grades it again
+                    pass
+            note = f"  {escape.one_line(result.problems[0], 70)}" if result.problems else ""
+            print(f"[{done:>{width}}/{len(todo)}] {escape.terminal(submission.key)}  "
+                  f"{report.points(result.score)}/{report.points(result.max_score)}  "
+                  f"{result.execution_time:.2f} s{note}", file=progress, flush=True)
     except KeyboardInterrupt:
         runner.stop_all()
         pool.shutdown(wait=True, cancel_futures=True)
@@ -191,22 +258,64 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
         summary.seconds = time.monotonic() - started
         return summary
     pool.shutdown(wait=True)
-    write_outputs(out, submissions, results)
+    write_outputs(out, submissions, results, summary)
     summary.seconds = time.monotonic() - started
     return summary
 
 
+def _grader_failed(submission: Submission, doing: str,
+                   error: BaseException) -> grading.NotebookResult:
+    """A failure of the grader itself on one notebook, as that notebook's result (never saved,
+    so the next run tries again)."""
+    result = grading._not_graded(
+        submission.key, exercise_for(submission.path.name),
+        f"the grader failed while {doing} this notebook ({type(error).__name__}); please tell "
+        "your instructor", submission.path)
+    result.grader_failed = True
+    return result
+
+
+def _note(result: grading.NotebookResult) -> str:
+    """Why a notebook got no score of its own, for the gradebook's note column."""
+    if result.grader_failed or not result.readable:
+        return result.problems[0] if result.problems else "not graded"
+    return ""
+
+
 def write_outputs(out: Path, submissions: list[Submission],
-                  results: dict[Submission, grading.NotebookResult]) -> None:
+                  results: dict[Submission, grading.NotebookResult],
+                  summary: Summary | None = None) -> None:
+    """Each student's results.json and report.md, then grades.csv and flags.csv. A student
+    whose files cannot be written keeps a row with the reason; the gradebook is always written."""
+    summary = summary if summary is not None else Summary()
     by_student: dict[str, list[Submission]] = {}
     for submission in submissions:
         by_student.setdefault(submission.student, []).append(submission)
     counted: dict[Submission, grading.NotebookResult] = {}
+    notes: dict[Submission, str] = {}
     for student, mine in by_student.items():
-        found = grading.count_once([results[submission] for submission in mine])
-        counted.update(zip(mine, found, strict=True))
-        report.write_results(out / student / "results.json", found)
-        report.write_atomic(out / student / "report.md", report.report_markdown(found, student))
-    rows = [(s.student, s.assignment, s.path.name.removesuffix(".ipynb"), counted[s].score,
-             counted[s].max_score) for s in submissions]
+        try:
+            found = grading.count_once([results[submission] for submission in mine])
+            counted.update(zip(mine, found, strict=True))
+            folder = student_folder(out, student)
+            report.write_results(folder / "results.json", found)
+            report.write_atomic(folder / "report.md", report.report_markdown(found, student))
+        except Exception as error:
+            for submission in mine:
+                counted.setdefault(submission, results.get(submission) or _grader_failed(
+                    submission, "grading", error))
+                notes[submission] = (f"the grader could not write this student's results "
+                                     f"({type(error).__name__}); please report it")
+    rows = []
+    flags = []
+    for s in submissions:
+        result = counted[s]
+        note = notes.get(s) or _note(result)
+        summary.failed += result.grader_failed or s in notes
+        notebook = s.path.name.removesuffix(".ipynb")
+        rows.append((s.student, s.assignment, notebook, result.score, result.max_score, note,
+                     result.flags))
+        flags += [(s.student, s.assignment, notebook, flag) for flag in result.flags]
+    summary.flagged = sorted(flags)
     report.write_atomic(out / "grades.csv", report.grades_csv(rows))
+    report.write_atomic(out / "flags.csv", report.flags_csv(flags))

@@ -10,6 +10,8 @@ duplicated or retyped answer cell, become sentences in `Extracted.problems`, nev
 from __future__ import annotations
 
 import json
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,21 +27,58 @@ class NotebookError(Exception):
     """A file that cannot be graded as a notebook; the message is one sentence for a person."""
 
 
+class NotebookRefused(NotebookError):
+    """A file the grader will not even read: not a regular file of its own, or too large."""
+
+
 @dataclass
 class Extracted:
     prelude: list[str]
-    cells: list[dict]  # {"label": str, "source": str}
+    # {"label": str, "source": str}: the student's cells as written; the sandbox turns IPython
+    # syntax (magics, !shell) into Python itself, under the cell's time limit
+    cells: list[dict]
     problems: list[str] = field(default_factory=list)
+
+
+def read_bytes_bounded(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes, checked before anything is read:
+    a symbolic link, a folder, a FIFO or device, or a larger (or sparse, or growing) file is
+    refused with NotebookRefused, so reading never costs more than `limit` bytes of memory."""
+    path = Path(path)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        raise NotebookError(f"{path} does not exist or is not a file") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise NotebookRefused(f"{path} is not a regular file (a symbolic link, folder or "
+                              "device); submit the notebook file itself")
+    if info.st_size > limit:
+        raise NotebookRefused(f"{path} is larger than {limit // 2**20} MiB")
+    descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        opened = os.fstat(descriptor)
+        if (opened.st_dev, opened.st_ino) != (info.st_dev, info.st_ino) \
+                or not stat.S_ISREG(opened.st_mode):
+            raise NotebookRefused(f"{path} changed while it was being read")
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(descriptor, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(descriptor)
+    if size > limit:
+        raise NotebookRefused(f"{path} is larger than {limit // 2**20} MiB")
+    return b"".join(chunks)
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:
     path = Path(path)
-    if not path.is_file():
-        raise NotebookError(f"{path} does not exist or is not a file")
-    if path.stat().st_size > MAX_NOTEBOOK_BYTES:
-        raise NotebookError(f"{path} is larger than {MAX_NOTEBOOK_BYTES // 2**20} MiB")
+    raw = read_bytes_bounded(path)
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
+        data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise NotebookError(f"{path} is not a notebook: it is not valid JSON") from None
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
@@ -48,16 +87,6 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
         return nbformat.reads(json.dumps(data), as_version=4)
     except Exception as error:  # nbformat raises several types for malformed documents
         raise NotebookError(f"{path} is not a readable notebook ({error})") from None
-
-
-def _to_python(source: str) -> str:
-    """Turn IPython syntax (magics, !shell) into plain Python, as a kernel would."""
-    from IPython.core.inputtransformer2 import TransformerManager
-
-    try:
-        return TransformerManager().transform_cell(source)
-    except Exception:
-        return source
 
 
 def extract(notebook: nbformat.NotebookNode, exercise: Exercise) -> Extracted:
@@ -84,9 +113,9 @@ def extract(notebook: nbformat.NotebookNode, exercise: Exercise) -> Extracted:
                     f"the answer cell {grade_id!r} was changed into a {cell.get('cell_type')} "
                     "cell, so its code was not run; change it back to a code cell")
                 continue
-            result.cells.append({"label": f"answer cell {grade_id}", "source": _to_python(source)})
+            result.cells.append({"label": f"answer cell {grade_id}", "source": source})
         elif not meta and cell.get("cell_type") == "code":
-            result.cells.append({"label": f"your cell {position}", "source": _to_python(source)})
+            result.cells.append({"label": f"your cell {position}", "source": source})
     for grade_id in expected:
         if grade_id not in seen:
             result.problems.append(

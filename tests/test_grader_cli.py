@@ -157,13 +157,14 @@ def test_grade_batch_writes_gradebook_results_and_reports(small_class):
     _, out, done = small_class
     assert done.returncode == 0, done.stderr
     rows = read_grades(out)
-    assert list(rows[0]) == ["student", "assignment", "notebook", "score", "max_score"]
+    assert list(rows[0]) == ["student", "assignment", "notebook", "score", "max_score",
+                            "note", "flags"]
     assert [(r["student"], r["notebook"], r["score"], r["max_score"]) for r in rows] == [
         ("alice", "01_parse_cron_field", "25", "25"), ("bob", "01_parse_cron_field", "0", "25"),
         ("erin", "01_parse_cron_field", "0", "25")]
-    assert json.loads((out / "alice/results.json").read_text())["score"] == 25
-    assert "not valid JSON" in json.loads((out / "erin/results.json").read_text())["output"]
-    bob = (out / "bob/report.md").read_text()
+    assert json.loads((out / "students/alice/results.json").read_text())["score"] == 25
+    assert "not valid JSON" in json.loads((out / "students/erin/results.json").read_text())["output"]
+    bob = (out / "students/bob/report.md").read_text()
     assert "0 / 25 points" in bob and "Failed tests:" in bob
     assert "[1/3]" in done.stderr and "graded 3 notebooks" in done.stderr
 
