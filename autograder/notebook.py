@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,10 +42,56 @@ class Extracted:
     problems: list[str] = field(default_factory=list)
 
 
-def read_bytes_bounded(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> bytes:
-    """The bytes of a regular file of at most `limit` bytes, checked before anything is read:
-    a symbolic link, a folder, a FIFO or device, or a larger (or sparse, or growing) file is
-    refused with NotebookRefused, so reading never costs more than `limit` bytes of memory."""
+# Reading a notebook's JSON costs memory and time that grow with its structure, not only its
+# size (19 MiB of "{}," become 3.8 GB of Python objects), so the grader never parses a
+# submission itself: a short-lived child process does, under these limits, and hands back only
+# what grading uses (each cell's type, its code, its nbgrader metadata and id).
+PARSER_MEMORY_BYTES = 768 * 2**20
+PARSER_CPU_SECONDS = 10
+PARSER = """\
+import json, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[2]), int(sys.argv[2])))
+resource.setrlimit(resource.RLIMIT_CPU, (int(sys.argv[3]), int(sys.argv[3]) + 1))
+limit = int(sys.argv[1])
+raw = sys.stdin.buffer.read(limit + 1)
+if len(raw) > limit:
+    print(json.dumps({"error": "large"})); sys.exit(0)
+try:
+    data = json.loads(raw.decode("utf-8"))
+except (UnicodeDecodeError, ValueError, RecursionError):
+    print(json.dumps({"error": "json"})); sys.exit(0)
+del raw
+if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+    print(json.dumps({"error": "cells"})); sys.exit(0)
+
+def kept(cell):
+    if not isinstance(cell, dict):
+        return None  # skipped by extract, kept so that cells keep their positions
+    out = {key: cell[key] for key in ("cell_type", "id") if isinstance(cell.get(key), str)
+           and len(cell[key]) <= 100}
+    meta = cell.get("metadata")
+    if isinstance(meta, dict):
+        out["metadata"] = {}
+        if "nbgrader" in meta and len(json.dumps(meta["nbgrader"])) <= 10000:
+            out["metadata"]["nbgrader"] = meta["nbgrader"]
+    elif "metadata" in cell and (meta is None or isinstance(meta, (int, float, bool))):
+        out["metadata"] = meta
+    source = cell.get("source", "")
+    out["source"] = source if cell.get("cell_type") == "code" else ""
+    if cell.get("cell_type") == "code":
+        out["outputs"], out["execution_count"] = [], None
+    return out
+
+version = {key: data[key] for key in ("nbformat", "nbformat_minor")
+           if isinstance(data.get(key), int) and not isinstance(data.get(key), bool)}
+print(json.dumps({**version, "metadata": {}, "cells": [kept(cell) for cell in data["cells"]]}))
+"""
+
+
+def open_checked(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> int:
+    """An open descriptor of a regular file of at most `limit` bytes, checked with lstat
+    before it is opened: a symbolic link, a folder, a FIFO or device, or a larger (or sparse)
+    file is refused with NotebookRefused without reading a byte of it."""
     path = Path(path)
     try:
         info = os.lstat(path)
@@ -55,36 +103,42 @@ def read_bytes_bounded(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> bytes:
     if info.st_size > limit:
         raise NotebookRefused(f"{path} is larger than {limit // 2**20} MiB")
     descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        opened = os.fstat(descriptor)
-        if (opened.st_dev, opened.st_ino) != (info.st_dev, info.st_ino) \
-                or not stat.S_ISREG(opened.st_mode):
-            raise NotebookRefused(f"{path} changed while it was being read")
-        chunks, size = [], 0
-        while size <= limit:
-            chunk = os.read(descriptor, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    finally:
+    opened = os.fstat(descriptor)
+    if (opened.st_dev, opened.st_ino) != (info.st_dev, info.st_ino) \
+            or not stat.S_ISREG(opened.st_mode) or opened.st_size > limit:
         os.close(descriptor)
-    if size > limit:
-        raise NotebookRefused(f"{path} is larger than {limit // 2**20} MiB")
-    return b"".join(chunks)
+        raise NotebookRefused(f"{path} changed while it was being read")
+    return descriptor
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:
+    """The parts of a notebook file that grading uses, parsed under the PARSER limits."""
     path = Path(path)
-    raw = read_bytes_bounded(path)
+    descriptor = open_checked(path)
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-        raise NotebookError(f"{path} is not a notebook: it is not valid JSON") from None
-    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", PARSER, str(MAX_NOTEBOOK_BYTES),
+             str(PARSER_MEMORY_BYTES), str(PARSER_CPU_SECONDS)],
+            stdin=descriptor, capture_output=True, timeout=PARSER_CPU_SECONDS * 3)
+    except subprocess.TimeoutExpired:
+        done = None
+    finally:
+        os.close(descriptor)
+    if done is None or done.returncode != 0:
+        raise NotebookRefused(f"{path} could not be read within the grader's limits for "
+                              f"reading a notebook ({PARSER_MEMORY_BYTES // 2**20} MiB of "
+                              f"memory, {PARSER_CPU_SECONDS} s): its JSON is too deeply "
+                              "structured")
+    answer = json.loads(done.stdout)
+    error = answer.get("error")
+    if error == "large":
+        raise NotebookRefused(f"{path} is larger than {MAX_NOTEBOOK_BYTES // 2**20} MiB")
+    if error == "json":
+        raise NotebookError(f"{path} is not a notebook: it is not valid JSON")
+    if error:
         raise NotebookError(f"{path} is not a notebook: it has no list of cells")
     try:
-        return nbformat.reads(json.dumps(data), as_version=4)
+        return nbformat.reads(done.stdout.decode("utf-8"), as_version=4)
     except Exception as error:  # nbformat raises several types for malformed documents
         raise NotebookError(f"{path} is not a readable notebook ({error})") from None
 

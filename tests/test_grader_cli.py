@@ -163,7 +163,8 @@ def test_grade_batch_writes_gradebook_results_and_reports(small_class):
         ("alice", "01_parse_cron_field", "25", "25"), ("bob", "01_parse_cron_field", "0", "25"),
         ("erin", "01_parse_cron_field", "0", "25")]
     assert json.loads((out / "students/alice/results.json").read_text())["score"] == 25
-    assert "not valid JSON" in json.loads((out / "students/erin/results.json").read_text())["output"]
+    erin = json.loads((out / "students/erin/results.json").read_text())
+    assert "not valid JSON" in erin["output"]
     bob = (out / "students/bob/report.md").read_text()
     assert "0 / 25 points" in bob and "Failed tests:" in bob
     assert "[1/3]" in done.stderr and "graded 3 notebooks" in done.stderr
