@@ -50,7 +50,8 @@ demo: release
 	@echo "Gradebook ($(DEMO_OUT)/grades.csv):"
 	@$(BIN)/python -m autograder.gradebook $(DEMO_OUT)/grades.csv
 	@echo
-	@echo "Per-student reports: $(DEMO_OUT)/<student>/report.md and results.json"
+	@echo "Per-student reports: $(DEMO_OUT)/students/<student>/report.md and results.json"
+	@echo "What the grader noticed as tampering, per student: $(DEMO_OUT)/flags.csv"
 
 lab: setup
 	$(BIN)/jupyter lab notebooks

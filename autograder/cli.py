@@ -74,8 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     grade_batch = commands.add_parser(
         "grade-batch", help="grade a class laid out as SUBMITTED/<student>/<assignment>/*.ipynb",
-        description="Grade a class; write DIR/grades.csv, DIR/<student>/results.json and "
-                    "DIR/<student>/report.md. A rerun grades only new or changed notebooks.")
+        description="Grade a class; write DIR/grades.csv, DIR/flags.csv (tampering noticed), "
+                    "DIR/students/<student>/results.json and DIR/students/<student>/report.md. "
+                    "A rerun grades only new or changed notebooks.")
     grade_batch.add_argument("submitted", type=Path, metavar="SUBMITTED")
     grade_batch.add_argument("--out", required=True, type=Path, metavar="DIR")
     grade_batch.add_argument("--force", action="store_true",

@@ -16,13 +16,12 @@ from functools import cache
 from pathlib import Path
 
 from . import runner, suite
-from .notebook import NotebookError, NotebookRefused, extract, read_notebook
+from .notebook import MAX_CODE_CHARACTERS, NotebookError, NotebookRefused, extract, read_notebook
 from .reference import SOLUTIONS, nbgrader_meta
 from .rubric import EXERCISES, Exercise, exercise_for
 from .sandbox import plain
 
 MAX_CELL_PROBLEMS = 20
-MAX_CODE_CHARACTERS = 2**20  # in all code cells together; a handed-in lab holds a few KiB
 _READY: set[str] = set()  # grade_ids whose expected outcomes prepare() computed
 _BROKEN: dict[str, str] = {}  # notebook -> why its reference solution cannot be used
 

@@ -23,6 +23,8 @@ from .reference import answer_cell_ids, nbgrader_meta, setup_sources
 from .rubric import Exercise
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
+MAX_CODE_CHARACTERS = 2**20  # in all code cells together; a handed-in lab holds a few KiB
+MAX_CELLS = 5000  # a handed-in lab holds a few hundred
 
 
 class NotebookError(Exception):
@@ -45,7 +47,8 @@ class Extracted:
 # Reading a notebook's JSON costs memory and time that grow with its structure, not only its
 # size (19 MiB of "{}," become 3.8 GB of Python objects), so the grader never parses a
 # submission itself: a short-lived child process does, under these limits, and hands back only
-# what grading uses (each cell's type, its code, its nbgrader metadata and id).
+# what grading uses (each cell's type, its code, its nbgrader metadata and id), for at most
+# MAX_CELLS cells and MAX_CODE_CHARACTERS of code: a few MiB of the grader's memory at most.
 PARSER_MEMORY_BYTES = 768 * 2**20
 PARSER_CPU_SECONDS = 10
 PARSER = """\
@@ -63,6 +66,12 @@ except (UnicodeDecodeError, ValueError, RecursionError):
 del raw
 if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
     print(json.dumps({"error": "cells"})); sys.exit(0)
+if len(data["cells"]) > int(sys.argv[5]):
+    print(json.dumps({"error": "many", "count": len(data["cells"])})); sys.exit(0)
+code = sum(len(str(cell.get("source", ""))) for cell in data["cells"]
+           if isinstance(cell, dict) and cell.get("cell_type") == "code")
+if code > int(sys.argv[4]):
+    print(json.dumps({"error": "code", "count": code})); sys.exit(0)
 
 def kept(cell):
     if not isinstance(cell, dict):
@@ -118,7 +127,8 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
     try:
         done = subprocess.run(
             [sys.executable, "-I", "-S", "-c", PARSER, str(MAX_NOTEBOOK_BYTES),
-             str(PARSER_MEMORY_BYTES), str(PARSER_CPU_SECONDS)],
+             str(PARSER_MEMORY_BYTES), str(PARSER_CPU_SECONDS), str(MAX_CODE_CHARACTERS),
+             str(MAX_CELLS)],
             stdin=descriptor, capture_output=True, timeout=PARSER_CPU_SECONDS * 3)
     except subprocess.TimeoutExpired:
         done = None
@@ -133,6 +143,13 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
     error = answer.get("error")
     if error == "large":
         raise NotebookRefused(f"{path} is larger than {MAX_NOTEBOOK_BYTES // 2**20} MiB")
+    if error == "many":
+        raise NotebookRefused(f"{path} holds {answer['count']} cells, more than the "
+                              f"{MAX_CELLS} the grader reads; remove the cells you added")
+    if error == "code":
+        raise NotebookRefused(f"{path} holds {answer['count'] // 2**20} MiB of code, more than "
+                              f"the {MAX_CODE_CHARACTERS // 2**20} MiB the grader reads; remove "
+                              "the large cells")
     if error == "json":
         raise NotebookError(f"{path} is not a notebook: it is not valid JSON")
     if error:
