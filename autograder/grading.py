@@ -233,8 +233,19 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
                        labels={f"setup cell {index + 1}" for index in range(len(job["prelude"]))}
                        | {cell["label"] for cell in extracted.cells})
     result.problems[:0] = extracted.problems
+    result.flags += _hard_links(path)
     result.execution_time = round(time.monotonic() - started, 3)
     return result
+
+
+def _hard_links(path: Path) -> list[str]:
+    """A flag when the notebook file has other names: it may be another student's file."""
+    try:
+        links = os.lstat(path).st_nlink
+    except OSError:
+        return []
+    return [f"the notebook file has {links} hard links: it is the same file as another one "
+            "(another student's?)"] if links > 1 else []
 
 
 def grade_safely(path: Path, options: Options, shown_as: str | None = None,

@@ -10,8 +10,8 @@ second run reads every result back from the cache), holds:
 - `eve` (tests/corpus/hostile/unencodable_error.py): exceptions whose class name and message
   hold lone surrogates, NUL, terminal escapes, Markdown headings and HTML;
 - `mallory` (tests/corpus/hostile/forged_channel_labels.py): writes to the results channel;
-- `sym`, a notebook that is a symbolic link to ada's; `huge`, a 3 GiB sparse file named like
-  the notebook.
+- `sym`, a notebook that is a symbolic link to ada's; `hard`, a hard link to `linked`'s
+  notebook; `huge`, a 3 GiB sparse file named like the notebook.
 
 Then every student has exactly one row, grades.csv and results.json are valid and inert,
 reports hold submission text only inside code, the terminal gets no control characters, and
@@ -65,6 +65,9 @@ def graded(tmp_path_factory):
     folder = submitted / "sym" / PARSE.assignment
     folder.mkdir(parents=True)
     (folder / f"{PARSE.notebook}.ipynb").symlink_to(ada)
+    hard = submitted / "hard" / PARSE.assignment / f"{PARSE.notebook}.ipynb"
+    hard.parent.mkdir(parents=True)
+    os.link(place(submitted, "linked", PARSE, honest), hard)
     huge = submitted / "huge" / PARSE.assignment / f"{PARSE.notebook}.ipynb"
     huge.parent.mkdir(parents=True)
     with open(huge, "wb") as handle:
@@ -86,7 +89,7 @@ def test_the_batch_and_its_rerun_end_with_status_0(graded):
     out, first, second, gradebook = graded
     assert first.returncode == 0, first.stderr[-3000:]
     assert second.returncode == 0, second.stderr[-3000:]
-    assert "skipped 8 unchanged" in second.stderr, second.stderr[-2000:]
+    assert "skipped 10 unchanged" in second.stderr, second.stderr[-2000:]
     assert (out / "grades.csv").read_bytes() == gradebook
 
 
@@ -96,9 +99,9 @@ def test_every_student_has_one_row_and_honest_work_full_marks(graded):
     assert (out / "grades.csv").is_file()
     students = sorted(row["student"] for row in rows)
     assert students == sorted(["ada", "grades.csv", "long", "'=1+1", "eve", "mallory", "sym",
-                               "huge"])
+                               "huge", "hard", "linked"])
     scores = {row["student"]: float(row["score"]) for row in rows}
-    for student in ("ada", "grades.csv", "long", "'=1+1"):
+    for student in ("ada", "grades.csv", "long", "'=1+1", "hard", "linked"):
         assert scores[student] == PARSE.max_score, (student, rows)
     for student in ("eve", "mallory", "sym", "huge"):
         assert scores[student] == 0, (student, rows)
@@ -111,7 +114,7 @@ def test_the_gradebook_is_quoted_and_inert(graded):
     out, *_ = graded
     text = (out / "grades.csv").read_text(encoding="utf-8")
     lines = text.splitlines()
-    assert len(lines) == 1 + 8, "a file name forged a row"
+    assert len(lines) == 1 + 10, "a file name forged a row"
     for line in lines:
         assert line.startswith('"') and line.endswith('"'), line
     for row in _rows(out):
@@ -164,7 +167,7 @@ def test_the_terminal_gets_no_control_characters(graded):
         assert not CONTROL.search(run.stderr.replace("\n", "")), \
             [line for line in run.stderr.splitlines() if CONTROL.search(line)]
     progress = [line for line in first.stderr.splitlines() if line.startswith("[")]
-    assert len(progress) == 8 and len(set(progress)) == 8
+    assert len(progress) == 10 and len(set(progress)) == 10
     assert not any("mallory 25/25" in line and not line.startswith("[") for line in
                    first.stderr.splitlines())
 
@@ -174,18 +177,19 @@ def test_tampering_is_listed_per_student(graded):
     with open(out / "flags.csv", newline="", encoding="utf-8") as handle:
         flags = list(csv.DictReader(handle))
     flagged = {row["student"] for row in flags}
-    assert flagged == {"mallory", "sym", "huge"}, flags
+    assert flagged == {"mallory", "sym", "huge", "hard", "linked"}, flags
     mallory = " ".join(row["flag"] for row in flags if row["student"] == "mallory")
     assert "did not ask for" in mallory and "second outcomes" in mallory \
         and "after the end" in mallory
     assert any("refused" in row["flag"] and "larger than" in row["flag"] for row in flags
                if row["student"] == "huge")
+    assert any("2 hard links" in row["flag"] for row in flags if row["student"] == "hard")
     gradebook = {row["student"]: row for row in _rows(out)}
     assert all(gradebook[student]["flags"] for student in flagged)
     assert not any(gradebook[student]["flags"] for student in HONEST if student != "=1+1")
     for run in (first, second):
         summary = run.stderr[run.stderr.index("graded "):]
-        assert "tampering noticed for 3 students" in summary
+        assert "tampering noticed for 5 students" in summary
         for student in flagged:
             assert f"\n  {student}: " in summary, summary
 
