@@ -14,7 +14,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import batch, grading, report, runner
+from . import batch, escape, grading, report, runner
 
 DEFAULT_JOBS = max(1, min(8, os.cpu_count() or 1))
 
@@ -123,6 +123,10 @@ def _grade(args: argparse.Namespace) -> int:
         results = grading.count_once(list(pool.map(
             lambda path: grading.grade_safely(path, options), args.notebooks)))
     report.write_results(args.results, results)
+    for result in results:
+        for flag in result.flags:
+            print(f"tampering noticed in {escape.one_line(result.path, 200)}: "
+                  f"{escape.one_line(flag, 300)}", file=sys.stderr)
     text = report.report_markdown(results)
     if args.report:
         report.write_atomic(args.report, text)

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from grader_cli import grade_batch, place
+from grader_cli import grade, grade_batch, place
 
 from autograder import batch, escape, fixtures, grading, report, runner
 from autograder.reference import REPOSITORY
@@ -192,6 +192,14 @@ def test_tampering_is_listed_per_student(graded):
         assert "tampering noticed for 5 students" in summary
         for student in flagged:
             assert f"\n  {student}: " in summary, summary
+
+
+def test_grade_names_tampering_on_stderr(tmp_path):
+    link = tmp_path / f"{PARSE.notebook}.ipynb"
+    link.symlink_to(place(tmp_path / "class", "ada", PARSE, fixtures.stub_submission(PARSE)))
+    done = grade([link], tmp_path / "results.json", "--sandbox=off")
+    assert done.returncode == 0, done.stderr
+    assert "tampering noticed in" in done.stderr and "symbolic link" in done.stderr
 
 
 def test_refused_files_say_why_in_the_gradebook(graded):
