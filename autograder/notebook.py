@@ -19,6 +19,7 @@ from pathlib import Path
 
 import nbformat
 
+from . import notebook_json
 from .reference import answer_cell_ids, nbgrader_meta, setup_sources
 from .rubric import Exercise
 
@@ -44,57 +45,13 @@ class Extracted:
     problems: list[str] = field(default_factory=list)
 
 
-# Reading a notebook's JSON costs memory and time that grow with its structure, not only its
-# size (19 MiB of "{}," become 3.8 GB of Python objects), so the grader never parses a
-# submission itself: a short-lived child process does, under these limits, and hands back only
-# what grading uses (each cell's type, its code, its nbgrader metadata and id), for at most
-# MAX_CELLS cells and MAX_CODE_CHARACTERS of code: a few MiB of the grader's memory at most.
+# Large files are parsed in a child process under these limits (see notebook_json.py); a file
+# of up to IN_PROCESS_BYTES (a handed-in lab with its figures) costs at most about 30 MiB and
+# a tenth of a second to parse here, whatever its structure, and saves starting a process.
 PARSER_MEMORY_BYTES = 768 * 2**20
 PARSER_CPU_SECONDS = 10
-PARSER = """\
-import json, resource, sys
-resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[2]), int(sys.argv[2])))
-resource.setrlimit(resource.RLIMIT_CPU, (int(sys.argv[3]), int(sys.argv[3]) + 1))
-limit = int(sys.argv[1])
-raw = sys.stdin.buffer.read(limit + 1)
-if len(raw) > limit:
-    print(json.dumps({"error": "large"})); sys.exit(0)
-try:
-    data = json.loads(raw.decode("utf-8"))
-except (UnicodeDecodeError, ValueError, RecursionError):
-    print(json.dumps({"error": "json"})); sys.exit(0)
-del raw
-if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
-    print(json.dumps({"error": "cells"})); sys.exit(0)
-if len(data["cells"]) > int(sys.argv[5]):
-    print(json.dumps({"error": "many", "count": len(data["cells"])})); sys.exit(0)
-code = sum(len(str(cell.get("source", ""))) for cell in data["cells"]
-           if isinstance(cell, dict) and cell.get("cell_type") == "code")
-if code > int(sys.argv[4]):
-    print(json.dumps({"error": "code", "count": code})); sys.exit(0)
-
-def kept(cell):
-    if not isinstance(cell, dict):
-        return None  # skipped by extract, kept so that cells keep their positions
-    out = {key: cell[key] for key in ("cell_type", "id") if isinstance(cell.get(key), str)
-           and len(cell[key]) <= 100}
-    meta = cell.get("metadata")
-    if isinstance(meta, dict):
-        out["metadata"] = {}
-        if "nbgrader" in meta and len(json.dumps(meta["nbgrader"])) <= 10000:
-            out["metadata"]["nbgrader"] = meta["nbgrader"]
-    elif "metadata" in cell and (meta is None or isinstance(meta, (int, float, bool))):
-        out["metadata"] = meta
-    source = cell.get("source", "")
-    out["source"] = source if cell.get("cell_type") == "code" else ""
-    if cell.get("cell_type") == "code":
-        out["outputs"], out["execution_count"] = [], None
-    return out
-
-version = {key: data[key] for key in ("nbformat", "nbformat_minor")
-           if isinstance(data.get(key), int) and not isinstance(data.get(key), bool)}
-print(json.dumps({**version, "metadata": {}, "cells": [kept(cell) for cell in data["cells"]]}))
-"""
+IN_PROCESS_BYTES = 2**20
+PARSER = Path(__file__).resolve().parent / "notebook_json.py"
 
 
 def open_checked(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> int:
@@ -121,28 +78,25 @@ def open_checked(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> int:
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:
-    """The parts of a notebook file that grading uses, parsed under the PARSER limits."""
+    """The parts of a notebook file that grading uses, parsed within bounded memory and time."""
     path = Path(path)
     descriptor = open_checked(path)
     try:
-        done = subprocess.run(
-            [sys.executable, "-I", "-S", "-c", PARSER, str(MAX_NOTEBOOK_BYTES),
-             str(PARSER_MEMORY_BYTES), str(PARSER_CPU_SECONDS), str(MAX_CODE_CHARACTERS),
-             str(MAX_CELLS)],
-            stdin=descriptor, capture_output=True, timeout=PARSER_CPU_SECONDS * 3)
-    except subprocess.TimeoutExpired:
-        done = None
+        if os.fstat(descriptor).st_size <= IN_PROCESS_BYTES:
+            raw = b""
+            while len(raw) <= IN_PROCESS_BYTES:
+                chunk = os.read(descriptor, IN_PROCESS_BYTES + 1 - len(raw))
+                if not chunk:
+                    break
+                raw += chunk
+            answer = notebook_json.prune(raw, IN_PROCESS_BYTES, MAX_CODE_CHARACTERS, MAX_CELLS)
+        else:
+            answer = _parse_in_child(path, descriptor)
     finally:
         os.close(descriptor)
-    if done is None or done.returncode != 0:
-        raise NotebookRefused(f"{path} could not be read within the grader's limits for "
-                              f"reading a notebook ({PARSER_MEMORY_BYTES // 2**20} MiB of "
-                              f"memory, {PARSER_CPU_SECONDS} s): its JSON is too deeply "
-                              "structured")
-    answer = json.loads(done.stdout)
     error = answer.get("error")
     if error == "large":
-        raise NotebookRefused(f"{path} is larger than {MAX_NOTEBOOK_BYTES // 2**20} MiB")
+        raise NotebookRefused(f"{path} grew while it was being read")
     if error == "many":
         raise NotebookRefused(f"{path} holds {answer['count']} cells, more than the "
                               f"{MAX_CELLS} the grader reads; remove the cells you added")
@@ -155,9 +109,26 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
     if error:
         raise NotebookError(f"{path} is not a notebook: it has no list of cells")
     try:
-        return nbformat.reads(done.stdout.decode("utf-8"), as_version=4)
+        return nbformat.reads(json.dumps(answer), as_version=4)
     except Exception as error:  # nbformat raises several types for malformed documents
         raise NotebookError(f"{path} is not a readable notebook ({error})") from None
+
+
+def _parse_in_child(path: Path, descriptor: int) -> dict:
+    try:
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", str(PARSER), str(MAX_NOTEBOOK_BYTES),
+             str(PARSER_MEMORY_BYTES), str(PARSER_CPU_SECONDS), str(MAX_CODE_CHARACTERS),
+             str(MAX_CELLS)],
+            stdin=descriptor, capture_output=True, timeout=PARSER_CPU_SECONDS * 3)
+    except subprocess.TimeoutExpired:
+        done = None
+    if done is None or done.returncode != 0:
+        raise NotebookRefused(f"{path} could not be read within the grader's limits for "
+                              f"reading a notebook ({PARSER_MEMORY_BYTES // 2**20} MiB of "
+                              f"memory, {PARSER_CPU_SECONDS} s): its JSON is too deeply "
+                              "structured")
+    return json.loads(done.stdout)
 
 
 def extract(notebook: nbformat.NotebookNode, exercise: Exercise) -> Extracted:

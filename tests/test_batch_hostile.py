@@ -34,7 +34,7 @@ import nbformat
 import pytest
 from grader_cli import grade, grade_batch, place
 
-from autograder import batch, escape, fixtures, grading, report, runner
+from autograder import batch, escape, fixtures, grading, notebook, report, runner
 from autograder.reference import REPOSITORY
 from autograder.rubric import exercise_for
 
@@ -388,8 +388,11 @@ def test_grader_memory_per_submission_is_bounded(tmp_path):
     for student in ("dense", "cells", "code"):
         size = (submitted / student / PARSE.assignment / f"{PARSE.notebook}.ipynb").stat().st_size
         assert 16 * 2**20 < size < 20 * 2**20
+    small = nbformat.writes(dense).replace('"FILLER"', "[" + "{}," * (2**20 // 3 - 7000) + "{}]")
+    assert len(small) <= notebook.IN_PROCESS_BYTES  # parsed by the grader itself
+    place(submitted, "small", PARSE, small)
     measured = _measure(submitted, tmp_path / "out")
-    assert measured["graded"] == 5
+    assert measured["graded"] == 6
     assert measured["peak_mb"] < MEMORY_BOUND_MB, measured
     rows = {row["student"]: row for row in _rows(tmp_path / "out")}
     assert "larger than 20 MiB" in rows["big"]["note"] and rows["other"]["note"]
