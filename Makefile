@@ -55,7 +55,8 @@ demo: release
 	@echo "Gradebook ($(DEMO_OUT)/grades.csv):"
 	@$(BIN)/python -m autograder.gradebook $(DEMO_OUT)/grades.csv
 	@echo
-	@echo "Per-student reports: $(DEMO_OUT)/<student>/report.md and <assignment>/results.json"
+	@echo "Per-student reports: $(DEMO_OUT)/students/<student>/report.md and <assignment>/results.json"
+	@echo "What the grader noticed as tampering, per student: $(DEMO_OUT)/flags.csv"
 
 # Students: JupyterLab on notebooks/, with nbgrader's exchange and instructor tools hidden
 # (jupyter/student/labconfig/page_config.json); Validate stays.

@@ -3,17 +3,25 @@
 `discovery` decides what to grade (one file per student and exercise) and lists the rest;
 `classbook` turns the results into the gradebook's rows (deadlines and overrides applied).
 
-Each graded notebook's result is saved at once under DIR/<student>/.results/ together with the
-hash of the notebook's bytes and a fingerprint of the grader (rubric, suites, probes, reference
-solutions, limits). A rerun reuses every saved result whose notebook and grader are unchanged,
-so an interrupted batch loses nothing it already graded. Notebooks are graded by a pool of
-threads, each of which drives one sandbox process at a time.
+Output: DIR/grades.csv (the gradebook), DIR/not-graded.csv (what was found and not graded),
+DIR/flags.csv (what the grader noticed as tampering) and, per student,
+DIR/students/<student>/<assignment>/results.json and DIR/students/<student>/report.md; nothing
+a student names can land beside the gradebook. Each graded notebook's result is saved at once
+under DIR/students/<student>/.results/ (in a file named by a hash, so no notebook name is too
+long for it) together with the hash of the notebook's bytes and a fingerprint of the grader
+(rubric, suites, probes, reference solutions, limits). A rerun reuses every saved result whose
+notebook and grader are unchanged, so an interrupted batch loses nothing it already graded.
+Notebooks are graded by a pool of threads, each of which drives one sandbox process at a time.
+A failure while grading or writing one student's results is that student's error, with a
+reason in the gradebook; the batch goes on and grades.csv is always written.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 import sys
 import time
 from collections.abc import Callable
@@ -22,8 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from . import classbook, deadlines, discovery, grading, report, runner, suite
-from .rubric import Exercise
+from . import classbook, deadlines, discovery, escape, grading, report, runner, suite
+from .notebook import MAX_NOTEBOOK_BYTES
+from .rubric import Exercise, exercise_for
 from .sandbox.probes import PROBES
 
 PACKAGE = Path(__file__).resolve().parent
@@ -41,6 +50,11 @@ class BatchError(Exception):
     """The class folder cannot be graded; the message is one sentence for a person."""
 
 
+def student_folder(out: Path, student: str) -> Path:
+    """Where one student's results.json and report.md go: DIR/students/<student>/."""
+    return Path(out) / "students" / student
+
+
 @dataclass
 class Summary:
     graded: int = 0
@@ -49,6 +63,8 @@ class Summary:
     seconds: float = 0.0
     interrupted: bool = False
     not_graded: list[str] = field(default_factory=list)  # "file: reason", for the summary
+    failed: int = 0  # notebooks whose grading or writing failed in the grader itself
+    flagged: list[tuple[str, str, str, str]] = field(default_factory=list)
 
     def line(self, out: Path) -> str:
         rate = self.graded / self.seconds if self.seconds > 0 else 0.0
@@ -58,14 +74,28 @@ class Summary:
         if self.interrupted:
             return (f"interrupted: {text}; every notebook graded so far is saved, run the "
                     "same command again to grade the rest")
-        listed = ""
+        text = f"{text}; wrote {out / 'grades.csv'}"
         if self.not_graded:
-            shown = "".join(f"\n  {entry}" for entry in self.not_graded[:MAX_LISTED])
+            shown = "".join(f"\n  {escape.one_line(entry, 160)}"
+                            for entry in self.not_graded[:MAX_LISTED])
             more = len(self.not_graded) - MAX_LISTED
-            listed = (f"\nnot graded or flagged ({len(self.not_graded)}, all in "
-                      f"{out / NOT_GRADED}):{shown}" + (f"\n  ... and {more} more" if more > 0
-                                                        else ""))
-        return f"{text}; wrote {out / 'grades.csv'}{listed}"
+            text += (f"\nnot graded or flagged ({len(self.not_graded)}, all in "
+                     f"{out / NOT_GRADED}):{shown}" + (f"\n  ... and {more} more" if more > 0
+                                                       else ""))
+        if self.failed:
+            text += (f"\nthe grader failed on {self.failed} notebooks (see the note column of "
+                     "grades.csv)")
+        if self.flagged:
+            students = sorted({row[0] for row in self.flagged})
+            text += (f"\ntampering noticed for {len(students)} students (all of it in "
+                     f"{out / 'flags.csv'}):")
+            for student in students:
+                mine = [f"{notebook}: {flag}" for who, _, notebook, flag in self.flagged
+                        if who == student]
+                text += f"\n  {escape.one_line(student, 80)}: {escape.one_line(mine[0], 160)}"
+                if len(mine) > 1:
+                    text += f" (and {len(mine) - 1} more)"
+        return text
 
 
 MAX_LISTED = 20
@@ -125,14 +155,47 @@ def fingerprint(options: grading.Options, exercise: Exercise | None = None) -> s
     return digest.hexdigest()
 
 
+def file_hash(path: Path) -> str:
+    """The SHA-256 of a notebook file, read in chunks and only when it is a regular file of
+    at most the size the grader reads; anything else is identified by what lstat says."""
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_NOTEBOOK_BYTES:
+            return f"not read: mode {info.st_mode:o}, {info.st_size} bytes, {info.st_mtime_ns}"
+        digest = hashlib.sha256()
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            read = 0
+            while read <= MAX_NOTEBOOK_BYTES:
+                chunk = os.read(descriptor, 1 << 20)
+                if not chunk:
+                    break
+                digest.update(chunk)
+                read += len(chunk)
+        finally:
+            os.close(descriptor)
+        return digest.hexdigest()
+    except OSError:
+        return ""
+
+
 def _load(saved: Path, sha: str, grader: str) -> grading.NotebookResult | None:
+    """A saved result, or None when it is missing, stale, or damaged in any way."""
     try:
         data = json.loads(saved.read_text(encoding="utf-8"))
         if data.get("sha256") == sha and data.get("fingerprint") == grader:
-            return grading.NotebookResult.from_dict(data["result"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            result = grading.NotebookResult.from_dict(data["result"])
+            json.dumps(report.results_json([result]))  # it must be writable, too
+            return result
+    except Exception:  # a damaged file is a cache miss, never the end of the batch
         pass
     return None
+
+
+def _save(submission: Submission, out: Path, sha: str, grader: str,
+          result: grading.NotebookResult) -> None:
+    saved = {"sha256": sha, "fingerprint": grader, "result": result.to_dict()}
+    report.write_atomic(submission.saved_result(out), json.dumps(escape.plain_json(saved)))
 
 
 def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int = 1,
@@ -153,10 +216,7 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
     todo = []
     summary = Summary()
     for submission in submissions:
-        try:
-            hashes[submission] = hashlib.sha256(submission.path.read_bytes()).hexdigest()
-        except OSError:
-            hashes[submission] = ""
+        hashes[submission] = file_hash(submission.path)
         exercise = submission.exercise
         if exercise not in graders:
             graders[exercise] = fingerprint(options, exercise)
@@ -177,19 +237,24 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
                    for s in todo}
         for done, future in enumerate(as_completed(futures), start=1):
             submission = futures[future]
-            result = future.result()
+            try:
+                result = future.result()
+            except Exception as error:
+                result = _grader_failed(submission, "grading", error)
             results[submission] = result
             summary.graded += 1
             summary.unreadable += not result.readable
             if not result.grader_failed:
-                saved = {"sha256": hashes[submission],
-                         "fingerprint": submission_grader[submission],
-                         "result": result.to_dict()}
-                report.write_atomic(submission.saved_result(out), json.dumps(saved))
-            note = f"  {progress_note(result.problems[0])}" if result.problems else ""
-            print(f"[{done:>{width}}/{len(todo)}] {submission.key}  {report.points(result.score)}"
-                  f"/{report.points(result.max_score)}  {result.execution_time:.2f} s{note}",
-                  file=progress, flush=True)
+                try:
+                    _save(submission, out, hashes[submission], submission_grader[submission],
+                          result)
+                except Exception:  # not saved: the next run grades it again
+                    pass
+            note = f"  {progress_note(escape.terminal(result.problems[0]))}" \
+                if result.problems else ""
+            print(f"[{done:>{width}}/{len(todo)}] {escape.terminal(submission.key)}  "
+                  f"{report.points(result.score)}/{report.points(result.max_score)}  "
+                  f"{result.execution_time:.2f} s{note}", file=progress, flush=True)
     except KeyboardInterrupt:
         runner.stop_all()
         pool.shutdown(wait=True, cancel_futures=True)
@@ -197,28 +262,60 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
         summary.seconds = time.monotonic() - started
         return summary
     pool.shutdown(wait=True)
-    write_outputs(out, found, results, policy or deadlines.Policy(), overrides or {})
+    write_outputs(out, found, results, policy or deadlines.Policy(), overrides or {}, summary)
     summary.not_graded = [f"{s.file or s.student}: {s.reason}"
                           for s in found.skipped + found.flagged]
     summary.seconds = time.monotonic() - started
     return summary
 
 
+def _grader_failed(submission: Submission, doing: str,
+                   error: BaseException) -> grading.NotebookResult:
+    """A failure of the grader itself on one notebook, as that notebook's result (never saved,
+    so the next run tries again)."""
+    result = grading._not_graded(
+        submission.key, submission.exercise or exercise_for(submission.path.name),
+        f"the grader failed while {doing} this notebook ({type(error).__name__}); please tell "
+        "your instructor", submission.path)
+    result.grader_failed = True
+    return result
+
+
 def write_outputs(out: Path, found: discovery.Discovery,
                   results: dict[discovery.Submission, grading.NotebookResult],
-                  policy: deadlines.Policy, overrides: dict) -> None:
-    """grades.csv (a row per student and expected notebook), not-graded.csv, and per student
-    a report and one results.json per assignment."""
+                  policy: deadlines.Policy, overrides: dict,
+                  summary: Summary | None = None) -> None:
+    """Per student a report and one results.json per assignment, then grades.csv (a row per
+    student and expected notebook), not-graded.csv and flags.csv. A student whose files cannot
+    be written keeps rows with the reason; the gradebook is always written."""
+    summary = summary if summary is not None else Summary()
+    for submission in found.submissions:
+        if submission not in results:  # never graded: the grader itself failed before
+            results[submission] = _grader_failed(submission, "grading", RuntimeError())
     rows = classbook.build(found, results, policy, overrides)
     by_student: dict[str, list[classbook.Row]] = {}
     for row in rows:
         by_student.setdefault(row.student, []).append(row)
     for student, mine in by_student.items():
-        folder = out / student
-        for assignment in found.assignments:
-            report.write_results(folder / assignment / "results.json",
-                                 [r.result for r in mine if r.exercise.assignment == assignment])
-        text = report.report_markdown([r.result for r in mine], student)
-        report.write_atomic(folder / "report.md", text + classbook.report_notes(mine))
+        try:
+            folder = student_folder(out, student)
+            for assignment in found.assignments:
+                report.write_results(folder / assignment / "results.json",
+                                     [r.result for r in mine
+                                      if r.exercise.assignment == assignment])
+            text = report.report_markdown([r.result for r in mine], student)
+            report.write_atomic(folder / "report.md", text + classbook.report_notes(mine))
+        except Exception as error:
+            for row in mine:
+                row.notes.append(f"the grader could not write this student's results "
+                                 f"({type(error).__name__}); please report it")
+                summary.failed += 1
+    flags = []
+    for row in rows:
+        summary.failed += row.result.grader_failed
+        flags += [(row.student, row.exercise.assignment, row.exercise.notebook, flag)
+                  for flag in row.result.flags]
+    summary.flagged = sorted(flags)
     report.write_atomic(out / NOT_GRADED, classbook.not_graded_csv(found))
     report.write_atomic(out / "grades.csv", report.grades_csv([row.cells() for row in rows]))
+    report.write_atomic(out / "flags.csv", report.flags_csv(flags))

@@ -38,7 +38,8 @@ class Row:
         return (self.student, self.exercise.assignment, self.exercise.notebook,
                 self.result.score, self.result.max_score, self.lateness.submitted_text,
                 self.lateness.late_text, report.points(self.penalty) if self.penalty else "",
-                self.override.reason if self.override else "", "; ".join(self.notes))
+                self.override.reason if self.override else "", "; ".join(self.notes),
+                list(self.result.flags))
 
 
 def placeholder(exercise: Exercise, reason: str) -> NotebookResult:

@@ -15,7 +15,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import batch, deadlines, export, gradescope, grading, overrides, report, runner
+from . import batch, deadlines, escape, export, gradescope, grading, overrides, report, runner
 
 DEFAULT_JOBS = max(1, min(8, os.cpu_count() or 1))
 
@@ -75,8 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     grade_batch = commands.add_parser(
         "grade-batch", help="grade a class laid out as SUBMITTED/<student>/<assignment>/*.ipynb",
-        description="Grade a class; write DIR/grades.csv, DIR/not-graded.csv, "
-                    "DIR/<student>/<assignment>/results.json and DIR/<student>/report.md. "
+        description="Grade a class; write DIR/grades.csv, DIR/not-graded.csv, DIR/flags.csv "
+                    "(tampering noticed), DIR/students/<student>/<assignment>/results.json and "
+                    "DIR/students/<student>/report.md. "
                     "A rerun grades only new or changed notebooks.")
     grade_batch.add_argument("submitted", type=Path, metavar="SUBMITTED")
     grade_batch.add_argument("--out", required=True, type=Path, metavar="DIR")
@@ -156,6 +157,10 @@ def _grade(args: argparse.Namespace) -> int:
         results = grading.count_once(list(pool.map(
             lambda path: grading.grade_safely(path, options), args.notebooks)))
     report.write_results(args.results, results)
+    for result in results:
+        for flag in result.flags:
+            print(f"tampering noticed in {escape.one_line(result.path, 200)}: "
+                  f"{escape.one_line(flag, 300)}", file=sys.stderr)
     text = report.report_markdown(results)
     if args.report:
         report.write_atomic(args.report, text)

@@ -19,6 +19,7 @@ So the canonical file counts unless it is the untouched release and a copy has w
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -59,8 +60,11 @@ class Submission:
         return self.shown or f"{self.student}/{self.assignment}/{self.path.name}"
 
     def saved_result(self, out: Path) -> Path:
-        name = readable_name(self.path.name)
-        return out / self.student / ".results" / self.assignment / f"{name}.json"
+        """Where this notebook's result is kept between runs, named by a hash so that no
+        notebook name is too long for the file system."""
+        name = hashlib.sha256(os.fsencode(self.path.name)).hexdigest()[:32]
+        return Path(out) / "students" / self.student / ".results" / self.assignment / \
+            f"{name}.json"
 
 
 @dataclass(frozen=True)

@@ -16,13 +16,12 @@ from functools import cache
 from pathlib import Path
 
 from . import runner, suite
-from .notebook import NotebookError, extract, read_notebook
+from .notebook import MAX_CODE_CHARACTERS, NotebookError, NotebookRefused, extract, read_notebook
 from .reference import SOLUTIONS, nbgrader_meta
 from .rubric import EXERCISES, Exercise, exercise_for
 from .sandbox import plain
 
 MAX_CELL_PROBLEMS = 20
-MAX_CODE_CHARACTERS = 2**20  # in all code cells together; a handed-in lab holds a few KiB
 _READY: set[str] = set()  # grade_ids whose expected outcomes prepare() computed
 _BROKEN: dict[str, str] = {}  # notebook -> why its reference solution cannot be used
 
@@ -78,6 +77,9 @@ class NotebookResult:
     stderr: str = ""
     readable: bool = True  # False when the file could not be read or recognised
     grader_failed: bool = False  # a bug in the grader, not the notebook: never saved
+    # What the grader noticed as tampering (a refused file, forged or duplicated outcomes on
+    # the results channel, poisoned probes): one sentence each, for the instructor.
+    flags: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -182,10 +184,19 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
     protected = (Path(os.path.realpath(SOLUTIONS)), Path(__file__).resolve().parent)
     if path.is_symlink() or any(folder in real.parents for folder in protected) or (
             within is not None and Path(os.path.realpath(within)) not in real.parents):
-        return _not_graded(shown, exercise_for(path.name), f"{shown} is a symbolic link or "
-                           "not a submitted file of its own; submit the notebook file itself", path)
+        result = _not_graded(shown, exercise_for(path.name), f"{shown} is a symbolic link or "
+                             "not a submitted file of its own; submit the notebook file itself",
+                             path)
+        result.flags.append("refused: the notebook is a symbolic link or lies outside the "
+                            "student's folder")
+        return result
     try:
         notebook = read_notebook(path)
+    except NotebookRefused as error:
+        result = _not_graded(shown, exercise_for(path.name),
+                             str(error).replace(str(path), shown), path)
+        result.flags.append(f"refused: {str(error).replace(str(path), 'the file')}")
+        return result
     except NotebookError as error:
         return _not_graded(shown, exercise_for(path.name), str(error).replace(str(path), shown),
                            path)
@@ -195,9 +206,12 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
     code = sum(len(str(cell.get("source", ""))) for cell in notebook.cells
                if isinstance(cell, dict) and cell.get("cell_type") == "code")
     if code > MAX_CODE_CHARACTERS:
-        return _not_graded(shown, recognise(path, notebook), f"{shown} holds {code // 2**20} "
-                           f"MiB of code, more than the {MAX_CODE_CHARACTERS // 2**20} MiB the "
-                           "grader reads; remove the large cells", path)
+        result = _not_graded(shown, recognise(path, notebook), f"{shown} holds "
+                             f"{code // 2**20} MiB of code, more than the "
+                             f"{MAX_CODE_CHARACTERS // 2**20} MiB the grader reads; remove the "
+                             "large cells", path)
+        result.flags.append(f"refused: more than {MAX_CODE_CHARACTERS // 2**20} MiB of code")
+        return result
     exercise = recognise(path, notebook)
     if exercise is None:
         return _not_graded(shown, None, f"{shown} is not one of the course's notebooks: its "
@@ -215,10 +229,23 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
     job = {"prelude": extracted.prelude, "cells": extracted.cells,
            "cases": list(_cases(exercise)), "cell_timeout": limits.cell_time}
     run = runner.run(job, limits, options.sandbox, exercise.assignment)
-    result = score_run(exercise, run, limits, shown)
+    result = score_run(exercise, run, limits, shown,
+                       labels={f"setup cell {index + 1}" for index in range(len(job["prelude"]))}
+                       | {cell["label"] for cell in extracted.cells})
     result.problems[:0] = extracted.problems
+    result.flags += _hard_links(path)
     result.execution_time = round(time.monotonic() - started, 3)
     return result
+
+
+def _hard_links(path: Path) -> list[str]:
+    """A flag when the notebook file has other names: it may be another student's file."""
+    try:
+        links = os.lstat(path).st_nlink
+    except OSError:
+        return []
+    return [f"the notebook file has {links} hard links: it is the same file as another one "
+            "(another student's?)"] if links > 1 else []
 
 
 def grade_safely(path: Path, options: Options, shown_as: str | None = None,
@@ -236,23 +263,45 @@ def grade_safely(path: Path, options: Options, shown_as: str | None = None,
 
 
 def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
-              shown: str) -> NotebookResult:
-    """Verdicts for every case of `exercise` from what one sandbox run reported."""
+              shown: str, labels: set[str] | frozenset[str] = frozenset()) -> NotebookResult:
+    """Verdicts for every case of `exercise` from what one sandbox run reported.
+
+    A cell is named only by a label the grader itself gave it (`labels`, from the job), never
+    by text from the sandbox. Outcomes for cases the job did not ask for, a second outcome for
+    one case and events after "done" are ignored and flagged as tampering."""
     wanted = {case["id"] for case in _cases(exercise)}
     outcomes: dict[str, dict] = {}
     problems: list[str] = []
     cell_problems = 0
+    forged = duplicated = after_done = 0
+    done = False
     for event in run.events:
         kind, ident = event.get("event"), event.get("id")
-        if kind == "case" and isinstance(ident, str) and ident in wanted \
-                and ident not in outcomes:
-            outcome = clean_outcome(event.get("outcome"))
-            if outcome is not None:
-                outcomes[ident] = outcome
+        if done:
+            after_done += 1
+        elif kind == "done":
+            done = True
+        elif kind == "case":
+            if not isinstance(ident, str) or ident not in wanted:
+                forged += 1
+            elif ident in outcomes:
+                duplicated += 1
+            else:
+                outcome = clean_outcome(event.get("outcome"))
+                if outcome is not None:
+                    outcomes[ident] = outcome
+                else:
+                    forged += 1
         elif kind == "cell":
             cell_problems += 1
             if cell_problems <= MAX_CELL_PROBLEMS:
-                problems.append(_cell_problem(event))
+                problems.append(_cell_problem(event, labels))
+        else:
+            forged += 1
+    flags = [f"the results channel carried {count} {what}" for count, what in (
+        (forged, "outcomes or events the grader did not ask for or could not read"),
+        (duplicated, "second outcomes for tests that already had one"),
+        (after_done, "events after the end of the run")) if count]
     if cell_problems > MAX_CELL_PROBLEMS:
         problems.append(f"... and {cell_problems - MAX_CELL_PROBLEMS} more cells failed")
     missing_reason = _missing_reason(run, limits)
@@ -286,7 +335,7 @@ def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
         path=shown, notebook=exercise.notebook, assignment=exercise.assignment,
         score=round(sum(item.score for item in items), 2), max_score=exercise.max_score,
         items=items, problems=problems, execution_time=round(run.elapsed, 3),
-        stdout=run.stdout, stderr=run.stderr)
+        stdout=run.stdout, stderr=run.stderr, flags=flags)
 
 
 def _missing_reason(run: runner.RunResult, limits: runner.Limits) -> tuple[str, str] | None:
@@ -312,9 +361,9 @@ def _missing_reason(run: runner.RunResult, limits: runner.Limits) -> tuple[str, 
             f"no result: {ended} before this test finished")
 
 
-def _cell_problem(event: dict) -> str:
+def _cell_problem(event: dict, labels: set[str] | frozenset[str]) -> str:
     label = event.get("label")
-    label = label[:120] if isinstance(label, str) else "a cell"
+    label = label if isinstance(label, str) and label in labels else "a cell"
     error = clean_outcome(event.get("error"))
     if error is None:
         return f"{label} failed"

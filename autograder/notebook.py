@@ -10,54 +10,125 @@ duplicated or retyped answer cell, become sentences in `Extracted.problems`, nev
 from __future__ import annotations
 
 import json
+import os
+import stat
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
+from . import notebook_json
 from .reference import answer_cell_ids, nbgrader_meta, setup_sources
 from .rubric import Exercise
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
+MAX_CODE_CHARACTERS = 2**20  # in all code cells together; a handed-in lab holds a few KiB
+MAX_CELLS = 5000  # a handed-in lab holds a few hundred
 
 
 class NotebookError(Exception):
     """A file that cannot be graded as a notebook; the message is one sentence for a person."""
 
 
+class NotebookRefused(NotebookError):
+    """A file the grader will not even read: not a regular file of its own, or too large."""
+
+
 @dataclass
 class Extracted:
     prelude: list[str]
-    cells: list[dict]  # {"label": str, "source": str}
+    # {"label": str, "source": str}: the student's cells as written; the sandbox turns IPython
+    # syntax (magics, !shell) into Python itself, under the cell's time limit
+    cells: list[dict]
     problems: list[str] = field(default_factory=list)
 
 
-def read_notebook(path: Path) -> nbformat.NotebookNode:
+# Large files are parsed in a child process under these limits (see notebook_json.py); a file
+# of up to IN_PROCESS_BYTES (a handed-in lab with its figures) costs at most about 30 MiB and
+# a tenth of a second to parse here, whatever its structure, and saves starting a process.
+PARSER_MEMORY_BYTES = 768 * 2**20
+PARSER_CPU_SECONDS = 10
+IN_PROCESS_BYTES = 2**20
+PARSER = Path(__file__).resolve().parent / "notebook_json.py"
+
+
+def open_checked(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> int:
+    """An open descriptor of a regular file of at most `limit` bytes, checked with lstat
+    before it is opened: a symbolic link, a folder, a FIFO or device, or a larger (or sparse)
+    file is refused with NotebookRefused without reading a byte of it."""
     path = Path(path)
-    if not path.is_file():
-        raise NotebookError(f"{path} does not exist or is not a file")
-    if path.stat().st_size > MAX_NOTEBOOK_BYTES:
-        raise NotebookError(f"{path} is larger than {MAX_NOTEBOOK_BYTES // 2**20} MiB")
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-        raise NotebookError(f"{path} is not a notebook: it is not valid JSON") from None
-    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        info = os.lstat(path)
+    except FileNotFoundError:
+        raise NotebookError(f"{path} does not exist or is not a file") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise NotebookRefused(f"{path} is not a regular file (a symbolic link, folder or "
+                              "device); submit the notebook file itself")
+    if info.st_size > limit:
+        raise NotebookRefused(f"{path} is larger than {limit // 2**20} MiB")
+    descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    opened = os.fstat(descriptor)
+    if (opened.st_dev, opened.st_ino) != (info.st_dev, info.st_ino) \
+            or not stat.S_ISREG(opened.st_mode) or opened.st_size > limit:
+        os.close(descriptor)
+        raise NotebookRefused(f"{path} changed while it was being read")
+    return descriptor
+
+
+def read_notebook(path: Path) -> nbformat.NotebookNode:
+    """The parts of a notebook file that grading uses, parsed within bounded memory and time."""
+    path = Path(path)
+    descriptor = open_checked(path)
+    try:
+        if os.fstat(descriptor).st_size <= IN_PROCESS_BYTES:
+            raw = b""
+            while len(raw) <= IN_PROCESS_BYTES:
+                chunk = os.read(descriptor, IN_PROCESS_BYTES + 1 - len(raw))
+                if not chunk:
+                    break
+                raw += chunk
+            answer = notebook_json.prune(raw, IN_PROCESS_BYTES, MAX_CODE_CHARACTERS, MAX_CELLS)
+        else:
+            answer = _parse_in_child(path, descriptor)
+    finally:
+        os.close(descriptor)
+    error = answer.get("error")
+    if error == "large":
+        raise NotebookRefused(f"{path} grew while it was being read")
+    if error == "many":
+        raise NotebookRefused(f"{path} holds {answer['count']} cells, more than the "
+                              f"{MAX_CELLS} the grader reads; remove the cells you added")
+    if error == "code":
+        raise NotebookRefused(f"{path} holds {answer['count'] // 2**20} MiB of code, more than "
+                              f"the {MAX_CODE_CHARACTERS // 2**20} MiB the grader reads; remove "
+                              "the large cells")
+    if error == "json":
+        raise NotebookError(f"{path} is not a notebook: it is not valid JSON")
+    if error:
         raise NotebookError(f"{path} is not a notebook: it has no list of cells")
     try:
-        return nbformat.reads(json.dumps(data), as_version=4)
+        return nbformat.reads(json.dumps(answer), as_version=4)
     except Exception as error:  # nbformat raises several types for malformed documents
         raise NotebookError(f"{path} is not a readable notebook ({error})") from None
 
 
-def _to_python(source: str) -> str:
-    """Turn IPython syntax (magics, !shell) into plain Python, as a kernel would."""
-    from IPython.core.inputtransformer2 import TransformerManager
-
+def _parse_in_child(path: Path, descriptor: int) -> dict:
     try:
-        return TransformerManager().transform_cell(source)
-    except Exception:
-        return source
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", str(PARSER), str(MAX_NOTEBOOK_BYTES),
+             str(PARSER_MEMORY_BYTES), str(PARSER_CPU_SECONDS), str(MAX_CODE_CHARACTERS),
+             str(MAX_CELLS)],
+            stdin=descriptor, capture_output=True, timeout=PARSER_CPU_SECONDS * 3)
+    except subprocess.TimeoutExpired:
+        done = None
+    if done is None or done.returncode != 0:
+        raise NotebookRefused(f"{path} could not be read within the grader's limits for "
+                              f"reading a notebook ({PARSER_MEMORY_BYTES // 2**20} MiB of "
+                              f"memory, {PARSER_CPU_SECONDS} s): its JSON is too deeply "
+                              "structured")
+    return json.loads(done.stdout)
 
 
 def extract(notebook: nbformat.NotebookNode, exercise: Exercise) -> Extracted:
@@ -84,9 +155,9 @@ def extract(notebook: nbformat.NotebookNode, exercise: Exercise) -> Extracted:
                     f"the answer cell {grade_id!r} was changed into a {cell.get('cell_type')} "
                     "cell, so its code was not run; change it back to a code cell")
                 continue
-            result.cells.append({"label": f"answer cell {grade_id}", "source": _to_python(source)})
+            result.cells.append({"label": f"answer cell {grade_id}", "source": source})
         elif not meta and cell.get("cell_type") == "code":
-            result.cells.append({"label": f"your cell {position}", "source": _to_python(source)})
+            result.cells.append({"label": f"your cell {position}", "source": source})
     for grade_id in expected:
         if grade_id not in seen:
             result.problems.append(

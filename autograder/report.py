@@ -1,5 +1,8 @@
 """Write grading results for people and for tools: Gradescope results.json, a readable report,
 and the class gradebook CSV. Every file is written atomically (temporary file, then rename).
+
+Text that came from a submission (messages, values, file and folder names) goes through
+`escape` for the place it lands: encodable JSON, literal Markdown, inert CSV cells.
 """
 
 from __future__ import annotations
@@ -8,10 +11,10 @@ import csv
 import io
 import json
 import os
-import re
 import tempfile
 from pathlib import Path
 
+from . import escape
 from .grading import NotebookResult
 
 OUTPUT_SHOWN = 2000  # characters of a notebook's stderr shown in a report
@@ -28,7 +31,7 @@ def write_atomic(path: Path, text: str) -> None:
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
+            stream.write(escape.text(text))
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -66,21 +69,18 @@ def results_json(results: list[NotebookResult]) -> dict:
         if not result.items:
             tests.append({"name": result.path, "score": 0.0, "max_score": 0.0,
                           "output": "; ".join(result.problems), "visibility": "visible"})
-    return {
+    return escape.plain_json({
         "score": score,
         "max_score": max_score,
         "execution_time": round(sum(r.execution_time for r in results), 3),
         "output": "\n".join(lines),
+        "output_format": "text",
+        "test_output_format": "text",
+        "test_name_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
-    }
-
-
-def _fenced(text: str) -> str:
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}text\n{text}\n{fence}"
+    })
 
 
 UNWRITTEN = "got NotImplementedError"
@@ -96,29 +96,32 @@ def _failed_lines(item) -> list[str]:
     lines = []
     for test in failed:
         name = test.name.split(": ", 1)[-1] if ": " in test.name else test.name
-        lines.append(f"- **{name}** (-{points(test.max_score)}): {test.output}")
+        lines.append(f"- **{escape.one_line(name)}** (-{points(test.max_score)}): "
+                     f"{escape.code_span(test.output)}")
     return lines
 
 
 def report_markdown(results: list[NotebookResult], who: str = "") -> str:
     """A report a student can read: points per notebook, failed tests and why, problems."""
     score, max_score = total(results)
-    lines = [f"# Grading report{': ' + who if who else ''}", "",
+    lines = [f"# Grading report{': ' + escape.code_span(who) if who else ''}", "",
              f"**Total: {points(score)} / {points(max_score)} points**", ""]
     for result in results:
         where = f"{result.assignment}/{result.notebook}" if result.assignment else result.notebook
-        lines += [f"## {where}: {points(result.score)} / {points(result.max_score)} points", "",
-                  f"File: `{result.path}`", ""]
+        lines += [f"## {escape.code_span(where)}: {points(result.score)} / "
+                  f"{points(result.max_score)} points", "",
+                  f"File: {escape.code_span(result.path)}", ""]
         for item in result.items:
             passed = sum(test.passed for test in item.tests)
             how = f"{passed} of {len(item.tests)} hidden tests passed" if result.readable \
                 else "not graded"
-            lines.append(f"- {item.title}: {points(item.score)} / {points(item.max_score)} "
-                         f"points, {how}")
+            lines.append(f"- {escape.one_line(item.title)}: {points(item.score)} / "
+                         f"{points(item.max_score)} points, {how}")
         if result.items:
             lines.append("")
         if result.problems:
-            lines += ["Problems:", ""] + [f"- {problem}" for problem in result.problems] + [""]
+            lines += ["Problems:", ""] + [f"- {escape.code_span(problem)}"
+                                          for problem in result.problems] + [""]
         failed = [test for item in result.items for test in item.tests if not test.passed]
         if failed and result.readable:
             lines += ["Failed tests:", ""]
@@ -128,24 +131,45 @@ def report_markdown(results: list[NotebookResult], who: str = "") -> str:
         if result.stderr.strip():
             shown = result.stderr[:OUTPUT_SHOWN]
             more = " (shortened)" if len(result.stderr) > OUTPUT_SHOWN else ""
-            lines += [f"What the notebook wrote to stderr{more}:", "", _fenced(shown), ""]
+            lines += [f"What the notebook wrote to stderr{more}:", "",
+                      escape.code_block(shown), ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
 GRADEBOOK_COLUMNS = ("student", "assignment", "notebook", "score", "max_score",
-                     "submitted_at", "late_by", "penalty", "override", "note")
+                     "submitted_at", "late_by", "penalty", "override", "note", "flags")
+FLAGS_COLUMNS = ("student", "assignment", "notebook", "flag")
+
+
+def _csv(header: tuple[str, ...], rows: list[list[str]]) -> str:
+    """Every cell quoted, one line each, and none that a spreadsheet reads as a formula."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL)
+    writer.writerow(header)
+    writer.writerows([escape.csv_cell(cell) for cell in row] for row in rows)
+    return buffer.getvalue()
 
 
 def grades_csv(rows: list[tuple]) -> str:
-    """The class gradebook, one row per notebook, sorted by student, assignment, notebook.
-    A row is (student, assignment, notebook, score, max_score, *the other columns as text)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(GRADEBOOK_COLUMNS)
-    for student, assignment, notebook, score, max_score, *rest in sorted(rows):
-        writer.writerow([student, assignment, notebook, points(score), points(max_score),
-                         *rest] + [""] * (len(GRADEBOOK_COLUMNS) - 5 - len(rest)))
-    return buffer.getvalue()
+    """The class gradebook, one row per notebook, sorted by student, assignment, notebook (as
+    they appear in the file, so that shards merged later sort the same way).
+
+    A row is (student, assignment, notebook, score, max_score, *the other GRADEBOOK_COLUMNS):
+    `note` says why a notebook looks as it does, `flags` (a list) what the grader noticed as
+    tampering."""
+    lines = []
+    for row in sorted(rows, key=lambda row: tuple(escape.csv_cell(str(c)) for c in row[:3])):
+        student, assignment, notebook, score, max_score, *rest = row
+        rest = list(rest) + [""] * (len(GRADEBOOK_COLUMNS) - 5 - len(rest))
+        if isinstance(rest[-1], list | tuple):
+            rest[-1] = "; ".join(rest[-1])
+        lines.append([student, assignment, notebook, points(score), points(max_score), *rest])
+    return _csv(GRADEBOOK_COLUMNS, lines)
+
+
+def flags_csv(rows: list[tuple[str, str, str, str]]) -> str:
+    """One row per flag: (student, assignment, notebook, what the grader noticed)."""
+    return _csv(FLAGS_COLUMNS, [list(row) for row in sorted(rows)])
 
 
 def write_results(path: Path, results: list[NotebookResult]) -> None:

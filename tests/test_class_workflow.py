@@ -166,7 +166,7 @@ def test_renamed_and_duplicated_notebooks_count_once_under_the_exercise_name(gra
     # both have work: the file named like the exercise counts, not the buggy copy
     both = row(out, "both", PARSE.notebook)
     assert both["score"] == "25" and "named exactly like the exercise" in both["note"]
-    report = (out / "both" / "report.md").read_text()
+    report = (out / "students" / "both" / "report.md").read_text()
     assert "both/schedules/01_parse_cron_field.ipynb counted" in report
     assert "01_parse_cron_field-Copy1.ipynb" in report
 
@@ -175,7 +175,8 @@ def test_assignment_folders_match_whatever_their_case(graded):
     _, out, _ = graded
     caps = row(out, "caps", PARSE.notebook)
     assert (caps["assignment"], caps["score"]) == ("schedules", "25")
-    assert json.loads((out / "caps" / "schedules" / "results.json").read_text())["score"] == 25
+    caps = out / "students" / "caps" / "schedules" / "results.json"
+    assert json.loads(caps.read_text())["score"] == 25
 
 
 def test_a_folder_name_that_is_not_utf8_is_graded_under_a_readable_name(graded):
@@ -184,8 +185,8 @@ def test_a_folder_name_that_is_not_utf8_is_graded_under_a_readable_name(graded):
     assert zoe["score"] == "25"
     assert [r for r in not_graded(out, "zoë") if "not UTF-8" in r["reason"]]
     assert row(out, "accents", PARSE.notebook)["score"] == "25"  # a Latin-1 file name
-    results = json.loads((out / "accents" / "schedules" / "results.json").read_text())
-    assert "mon travail (révisé).ipynb" in (out / "accents" / "report.md").read_text()
+    results = json.loads((out / "students" / "accents" / "schedules" / "results.json").read_text())
+    assert "mon travail (révisé).ipynb" in (out / "students" / "accents" / "report.md").read_text()
     assert results["score"] == 25
 
 
@@ -208,12 +209,12 @@ def test_a_file_with_several_hard_links_is_flagged_for_both_students(graded):
 
 def test_results_json_is_one_file_per_assignment(graded):
     _, out, _ = graded
-    schedules = json.loads((out / "ada" / "schedules" / "results.json").read_text())
-    resilience = json.loads((out / "ada" / "resilience" / "results.json").read_text())
+    schedules = json.loads((out / "students" / "ada" / "schedules" / "results.json").read_text())
+    resilience = json.loads((out / "students" / "ada" / "resilience" / "results.json").read_text())
     assert {t["name"].split(" · ")[0] for t in resilience["tests"]} == {
         "05_backoff_delays", "06_append_if_new"}
     assert resilience["max_score"] == 50 and schedules["max_score"] == 110
-    assert not (out / "ada" / "results.json").exists()
+    assert not (out / "students" / "ada" / "results.json").exists()
 
 
 def test_one_assignment_only_with_its_own_maximum(graded, tmp_path):
@@ -281,7 +282,7 @@ def test_late_work_loses_the_policys_penalty_and_extensions_count(graded):
     renamed = row(out, "renamed", PARSE.notebook)  # no timestamp.txt: never late
     assert (renamed["submitted_at"], renamed["penalty"]) == ("", "")
     assert "no timestamp.txt" in renamed["note"]
-    assert "late penalty 10%" in (out / "ada" / "report.md").read_text()
+    assert "late penalty 10%" in (out / "students" / "ada" / "report.md").read_text()
 
 
 def test_late_policies_none_per_hour_and_zero_after_a_cutoff(tmp_path):
@@ -309,7 +310,8 @@ def test_overrides_apply_on_every_run_and_show_in_gradebook_and_report(graded):
     submitted, out, _ = graded
     flat = row(out, "flat", PARSE.notebook)
     assert flat["score"] == "20" and flat["override"].startswith("graded by hand")
-    assert "score set to 20 by the instructor" in (out / "flat" / "report.md").read_text()
+    flat = (out / "students" / "flat" / "report.md").read_text()
+    assert "score set to 20 by the instructor" in flat
     again = grade_batch(submitted, out, "--force", "--jobs", "2")
     assert again.returncode == 0, again.stderr[-2000:]
     assert row(out, "flat", PARSE.notebook)["score"] == "20"

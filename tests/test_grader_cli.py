@@ -159,7 +159,8 @@ def test_grade_batch_writes_gradebook_results_and_reports(small_class):
     _, out, done = small_class
     assert done.returncode == 0, done.stderr
     rows = read_grades(out)
-    assert list(rows[0])[:5] == ["student", "assignment", "notebook", "score", "max_score"]
+    assert list(rows[0]) == ["student", "assignment", "notebook", "score", "max_score",
+                            "submitted_at", "late_by", "penalty", "override", "note", "flags"]
     others = [r for r in rows if r["notebook"] != "01_parse_cron_field"]
     assert len(others) == 9 and all(r["score"] == "0" and r["note"] == "not submitted"
                                     for r in others)  # the rest of the assignment, per student
@@ -167,10 +168,10 @@ def test_grade_batch_writes_gradebook_results_and_reports(small_class):
     assert [(r["student"], r["notebook"], r["score"], r["max_score"]) for r in rows] == [
         ("alice", "01_parse_cron_field", "25", "25"), ("bob", "01_parse_cron_field", "0", "25"),
         ("erin", "01_parse_cron_field", "0", "25")]
-    assert json.loads((out / "alice/schedules/results.json").read_text())["score"] == 25
-    assert "not valid JSON" in json.loads(
-        (out / "erin/schedules/results.json").read_text())["output"]
-    bob = (out / "bob/report.md").read_text()
+    assert json.loads((out / "students/alice/schedules/results.json").read_text())["score"] == 25
+    erin = json.loads((out / "students/erin/schedules/results.json").read_text())
+    assert "not valid JSON" in erin["output"]
+    bob = (out / "students/bob/report.md").read_text()
     assert "0 / 25 points" in bob and "Failed tests:" in bob
     assert "[1/3]" in done.stderr and "graded 3 notebooks" in done.stderr
 

@@ -58,7 +58,8 @@ def test_honest_earns_full_marks_and_stub_earns_nothing(graded, exercise):
     out, grades = graded
     assert grades.rows[("honest", exercise.notebook)] == (exercise.max_score, exercise.max_score)
     assert grades.rows[("untouched", exercise.notebook)] == (0, exercise.max_score)
-    results = json.loads((out / "honest" / exercise.assignment / "results.json").read_text())
+    saved = out / "students" / "honest" / exercise.assignment / "results.json"
+    results = json.loads(saved.read_text())
     assert results["score"] == results["max_score"]
 
 
@@ -74,7 +75,7 @@ def test_each_classic_bug_loses_points_on_its_item(graded, entry):
     out, grades = graded
     exercise, name = entry.exercise, student("wrong", entry)
     assert grades.score(name, exercise.notebook) < exercise.max_score
-    scores = item_scores(out / name / exercise.assignment / "results.json", exercise)
+    scores = item_scores(out / "students" / name / exercise.assignment / "results.json", exercise)
     for grade_id in entry.header["loses"].split(","):
         item = next(i for i in exercise.items if i.grade_id == grade_id.strip())
         assert scores[item.grade_id] < item.points, (

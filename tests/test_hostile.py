@@ -438,7 +438,7 @@ def test_hostile_submission_earns_no_more_than_it_may(batch, hostile):
         if s == student and exercise_for(notebook):
             assert top <= exercise_for(notebook).max_score, "points in metadata were believed"
     leaks = []
-    for path in (batch.out / student).rglob("*"):
+    for path in (batch.out / "students" / student).rglob("*"):
         if path.is_file():
             text = path.read_text(errors="replace")
             leaks += [f"{path.name}: ...{text[max(0, i - 80):i + 200]}..." for i in

@@ -253,7 +253,7 @@ def test_an_endless_loop_is_cut_at_the_time_limit_and_the_class_still_grades(tmp
         scores = {row["student"]: row["score"] for row in csv.DictReader(stream)
                   if row["notebook"] == "01_parse_cron_field"}
     assert scores == {"ann": "25", "lou": "0", "max": "25"}
-    report = (tmp_path / "out" / "lou" / "report.md").read_text()
+    report = (tmp_path / "out" / "students" / "lou" / "report.md").read_text()
     assert "time limit of 2 s" in report
 
 

@@ -52,15 +52,40 @@ def run_case(namespace: dict, case: dict) -> dict:
         return describe_error(error)
 
 
-def run_cell(namespace: dict, source: str, label: str, seconds: float) -> dict | None:
-    """Execute one cell of notebook code; return a plain error description, or None."""
+def to_python(source: str) -> str:
+    """Turn IPython syntax (magics, !shell) into plain Python, as a kernel would. Costly for
+    long cells (IPython's transformer grows faster than the number of magics), so it runs here,
+    in the sandbox under the cell's time limit, never in the grader."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
     try:
-        code = compile(source, f"<{label}>", "exec", dont_inherit=True)
-    except SyntaxError as error:
-        return {"raised": "SyntaxError", "mro": ["SyntaxError"],
-                "message": f"line {error.lineno}: {error.msg}"}
+        return TransformerManager().transform_cell(source)
+    except Exception:
+        return source
+
+
+def _compile(source: str, label: str, ipython: bool):
+    try:
+        return compile(source, f"<{label}>", "exec", dont_inherit=True)
+    except SyntaxError:
+        if not ipython:
+            raise
+    # Only a cell that is not Python as written can hold IPython syntax.
+    return compile(to_python(source), f"<{label}>", "exec", dont_inherit=True)
+
+
+def run_cell(namespace: dict, source: str, label: str, seconds: float,
+             ipython: bool = False) -> dict | None:
+    """Execute one cell of notebook code (first turning IPython syntax into Python when
+    `ipython`); return a plain error description, or None. Compiling counts against the
+    cell's time limit too."""
     try:
         with time_limit(seconds):
+            try:
+                code = _compile(source, label, ipython)
+            except SyntaxError as error:
+                return {"raised": "SyntaxError", "mro": ["SyntaxError"],
+                        "message": f"line {error.lineno}: {error.msg}"}
             exec(code, namespace)
     except StepTimeout:
         return {"timeout": seconds}
@@ -71,11 +96,13 @@ def run_cell(namespace: dict, source: str, label: str, seconds: float) -> dict |
 
 def run_notebook_code(namespace: dict, prelude: list[str], cells: list[dict],
                       seconds: float) -> Iterator[tuple[str, dict]]:
-    """Run the trusted setup cells, then the student's cells, in order; yield (label, error)
-    for every cell that raised or ran too long, as soon as it did."""
-    labelled = [(f"setup cell {index + 1}", source) for index, source in enumerate(prelude)]
-    labelled += [(cell["label"], cell["source"]) for cell in cells]
-    for label, source in labelled:
-        error = run_cell(namespace, source, label, seconds)
+    """Run the trusted setup cells, then the student's cells (as written in the notebook,
+    IPython syntax included), in order; yield (label, error) for every cell that raised or
+    ran too long, as soon as it did."""
+    labelled = [(f"setup cell {index + 1}", source, False)
+                for index, source in enumerate(prelude)]
+    labelled += [(cell["label"], cell["source"], True) for cell in cells]
+    for label, source, ipython in labelled:
+        error = run_cell(namespace, source, label, seconds, ipython)
         if error:
             yield label, error

@@ -1,0 +1,91 @@
+"""Make text that came from a submission safe for the place it is written to.
+
+Everything a submission contains is data, never markup: exception class names and messages,
+values, printed output, file and folder names. Each function here takes such a string and
+returns a version that can be written to one kind of output without changing its meaning:
+
+- `text`: any Python string to one that encodes as UTF-8 (a lone surrogate becomes U+FFFD);
+- `plain_json`: a whole JSON document's strings made encodable, so `json.dumps` and writing
+  the result never fail;
+- `terminal`: one line for a progress display, with no control or ANSI escape characters;
+- `one_line`: `terminal`, kept to a length, for a message in a single line of a report;
+- `code_span` and `code_block`: Markdown that shows the text literally (no headings, links,
+  HTML or emphasis can come out of it);
+- `csv_cell`: a gradebook cell no spreadsheet evaluates as a formula.
+"""
+
+from __future__ import annotations
+
+import re
+
+REPLACEMENT = "\ufffd"
+_SURROGATES = re.compile("[\ud800-\udfff]")
+# C0 and C1 controls, DEL, and the Unicode line and paragraph separators and bidirectional
+# overrides, which can make a terminal line or a spreadsheet cell read differently.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def text(value: object) -> str:
+    """`value` as a string that encodes as UTF-8: lone surrogates become U+FFFD."""
+    if not isinstance(value, str):
+        value = str(value)
+    return _SURROGATES.sub(REPLACEMENT, value)
+
+
+def plain_json(value: object) -> object:
+    """A JSON-ready structure with every string (keys too) made encodable by `text`."""
+    if isinstance(value, str):
+        return text(value)
+    if isinstance(value, dict):
+        return {text(key) if isinstance(key, str) else key: plain_json(item)
+                for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain_json(item) for item in value]
+    return value
+
+
+def _show_control(match: re.Match) -> str:
+    character = match.group()
+    return _NAMED.get(character, f"\\u{ord(character):04x}")
+
+
+def terminal(value: object) -> str:
+    """One line for a terminal: control characters (newlines, ANSI escapes, carriage returns,
+    bidirectional overrides) shown as visible escapes such as \\n and \\e."""
+    return _CONTROL.sub(_show_control, text(value))
+
+
+def one_line(value: object, limit: int = 2000) -> str:
+    """`terminal(value)` shortened to `limit` characters (with "..." when cut)."""
+    shown = terminal(value)
+    return shown if len(shown) <= limit else shown[:limit - 3] + "..."
+
+
+def code_span(value: object, limit: int = 2000) -> str:
+    """An inline Markdown code span showing `value` literally, on one line."""
+    shown = one_line(value, limit)
+    longest = max((len(run) for run in re.findall(r"`+", shown)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if shown.startswith("`") or shown.endswith("`") or not shown.strip() else ""
+    return f"{fence}{pad}{shown}{pad}{fence}"
+
+
+def code_block(value: object) -> str:
+    """A fenced Markdown code block showing `value` literally; newlines are kept, other
+    control characters are shown as escapes."""
+    lines = [terminal(line) for line in text(value).split("\n")]
+    body = "\n".join(lines)
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{body}\n{fence}"
+
+
+def csv_cell(value: object) -> str:
+    """A text cell for the gradebook: one line, and never read as a formula (a leading
+    = + - @ gets a ' in front, as spreadsheets themselves do)."""
+    shown = terminal(value)
+    if shown.lstrip(" ").startswith(FORMULA_STARTS):
+        return "'" + shown
+    return shown

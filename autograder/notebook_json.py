@@ -1,0 +1,69 @@
+"""The parts of a notebook's JSON that grading uses, from untrusted bytes.
+
+Standard library only, so that it also runs as a script in a short-lived child process with
+limits of its own (`python -I -S notebook_json.py LIMIT MEMORY CPU CODE CELLS` with the file on
+stdin): parsing JSON costs memory and time that grow with its structure, not only its size
+(19 MiB of "{}," become 3.8 GB of Python objects), so the grader parses large files only there.
+What comes back is each cell's type, its code, its nbgrader metadata and id, for at most
+MAX_CELLS cells and MAX_CODE_CHARACTERS of code, or {"error": ...}.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def _kept(cell: object) -> dict | None:
+    if not isinstance(cell, dict):
+        return None  # skipped by extract, kept so that cells keep their positions
+    out = {key: cell[key] for key in ("cell_type", "id") if isinstance(cell.get(key), str)
+           and len(cell[key]) <= 100}
+    meta = cell.get("metadata")
+    if isinstance(meta, dict):
+        out["metadata"] = {}
+        if "nbgrader" in meta and len(json.dumps(meta["nbgrader"])) <= 10000:
+            out["metadata"]["nbgrader"] = meta["nbgrader"]
+    elif "metadata" in cell and (meta is None or isinstance(meta, (int, float, bool))):
+        out["metadata"] = meta
+    out["source"] = cell.get("source", "") if cell.get("cell_type") == "code" else ""
+    if cell.get("cell_type") == "code":
+        out["outputs"], out["execution_count"] = [], None
+    return out
+
+
+def prune(raw: bytes, limit: int, code_limit: int, cell_limit: int) -> dict:
+    """The notebook document reduced to what grading uses, or {"error": kind, ...}."""
+    if len(raw) > limit:
+        return {"error": "large"}
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return {"error": "json"}
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        return {"error": "cells"}
+    cells = data["cells"]
+    if len(cells) > cell_limit:
+        return {"error": "many", "count": len(cells)}
+    code = sum(len(str(cell.get("source", ""))) for cell in cells
+               if isinstance(cell, dict) and cell.get("cell_type") == "code")
+    if code > code_limit:
+        return {"error": "code", "count": code}
+    version = {key: data[key] for key in ("nbformat", "nbformat_minor")
+               if isinstance(data.get(key), int) and not isinstance(data.get(key), bool)}
+    return {**version, "metadata": {}, "cells": [_kept(cell) for cell in cells]}
+
+
+def main(argv: list[str]) -> int:
+    import resource
+
+    limit, memory, cpu, code_limit, cell_limit = (int(value) for value in argv[1:6])
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    raw = sys.stdin.buffer.read(limit + 1)
+    sys.stdout.write(json.dumps(prune(raw, limit, code_limit, cell_limit)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

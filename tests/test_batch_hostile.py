@@ -1,0 +1,416 @@
+"""One file never stops the batch, and nothing a submission names or raises lands unescaped.
+
+A small class graded with `python -m autograder grade-batch --sandbox=required`, twice (the
+second run reads every result back from the cache), holds:
+
+- `ada`, honest; `grades.csv`, an honest student whose folder is named like the gradebook;
+- `long`, an honest notebook whose file name is 241 bytes long (legal on Linux);
+- `=1+1`, an honest notebook whose name holds a newline that forges a gradebook row and a
+  spreadsheet formula;
+- `eve` (tests/corpus/hostile/unencodable_error.py): exceptions whose class name and message
+  hold lone surrogates, NUL, terminal escapes, Markdown headings and HTML;
+- `mallory` (tests/corpus/hostile/forged_channel_labels.py): writes to the results channel;
+- `sym`, a notebook that is a symbolic link to ada's; `hard`, a hard link to `linked`'s
+  notebook; `huge`, a 3 GiB sparse file named like the notebook.
+
+Then every student has exactly one row, grades.csv and results.json are valid and inert,
+reports hold submission text only inside code, the terminal gets no control characters, and
+what the grader noticed as tampering is listed per student in flags.csv, in the gradebook's
+flags column and in the summary. In-process tests inject failures into one student's grading
+and writing and check that the class still gets its gradebook.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from grader_cli import grade, grade_batch, place
+
+from autograder import batch, escape, fixtures, grading, notebook, report, runner
+from autograder.reference import REPOSITORY
+from autograder.rubric import exercise_for
+
+PARSE = exercise_for("01_parse_cron_field")
+HOSTILE = REPOSITORY / "tests" / "corpus" / "hostile"
+OPTIONS = ["--sandbox=required", "--jobs", "2", "--time-limit", "20"]
+LONG_NAME = "01_parse_cron_field-" + "x" * (241 - len("01_parse_cron_field-.ipynb")) + ".ipynb"
+FORGING_NAME = '=HYPERLINK("evil.example")\nada,schedules,01_parse_cron_field,25,25\n.ipynb'
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+HONEST = ("ada", "grades.csv", "long", "=1+1")
+
+
+def _corpus(name: str):
+    return fixtures.corpus_submission(fixtures.read_corpus_entry(HOSTILE / f"{name}.py"))
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hostile-names")
+    submitted, out = root / "submitted", root / "graded"
+    honest = fixtures.honest_submission(PARSE)
+    ada = place(submitted, "ada", PARSE, honest)
+    place(submitted, "grades.csv", PARSE, honest)
+    place(submitted, "long", PARSE, honest, LONG_NAME)
+    place(submitted, "=1+1", PARSE, honest, FORGING_NAME)
+    place(submitted, "eve", PARSE, _corpus("unencodable_error"))
+    place(submitted, "mallory", PARSE, _corpus("forged_channel_labels"))
+    folder = submitted / "sym" / PARSE.assignment
+    folder.mkdir(parents=True)
+    (folder / f"{PARSE.notebook}.ipynb").symlink_to(ada)
+    hard = submitted / "hard" / PARSE.assignment / f"{PARSE.notebook}.ipynb"
+    hard.parent.mkdir(parents=True)
+    os.link(place(submitted, "linked", PARSE, honest), hard)
+    huge = submitted / "huge" / PARSE.assignment / f"{PARSE.notebook}.ipynb"
+    huge.parent.mkdir(parents=True)
+    with open(huge, "wb") as handle:
+        handle.truncate(3 * 2**30)
+    first = grade_batch(submitted, out, *OPTIONS, timeout=300)
+    if first.returncode == 1 and "bubblewrap" in first.stderr:
+        pytest.skip(f"the sandbox is not available here: {first.stderr.strip()[-300:]}")
+    gradebook = (out / "grades.csv").read_bytes() if (out / "grades.csv").is_file() else b""
+    second = grade_batch(submitted, out, *OPTIONS, timeout=300)
+    return out, first, second, gradebook
+
+
+def _rows(out: Path) -> list[dict]:
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_the_batch_and_its_rerun_end_with_status_0(graded):
+    out, first, second, gradebook = graded
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "skipped 10 unchanged" in second.stderr, second.stderr[-2000:]
+    assert (out / "grades.csv").read_bytes() == gradebook
+
+
+def test_every_student_has_one_row_and_honest_work_full_marks(graded):
+    out, *_ = graded
+    rows = _rows(out)
+    assert (out / "grades.csv").is_file()
+    students = sorted(row["student"] for row in rows)
+    assert students == sorted(["ada", "grades.csv", "long", "'=1+1", "eve", "mallory", "sym",
+                               "huge", "hard", "linked"])
+    scores = {row["student"]: float(row["score"]) for row in rows}
+    for student in ("ada", "grades.csv", "long", "'=1+1", "hard", "linked"):
+        assert scores[student] == PARSE.max_score, (student, rows)
+    for student in ("eve", "mallory", "sym", "huge"):
+        assert scores[student] == 0, (student, rows)
+    for student in ("ada", "grades.csv", "long", "=1+1", "eve", "mallory", "sym"):
+        assert (out / "students" / student / "results.json").is_file(), student
+        assert (out / "students" / student / "report.md").is_file(), student
+
+
+def test_the_gradebook_is_quoted_and_inert(graded):
+    out, *_ = graded
+    text = (out / "grades.csv").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert len(lines) == 1 + 10, "a file name forged a row"
+    for line in lines:
+        assert line.startswith('"') and line.endswith('"'), line
+    for row in _rows(out):
+        for value in row.values():
+            assert not value.lstrip().startswith(("=", "+", "-", "@")), row
+            assert not CONTROL.search(value) and "\n" not in value, row
+    forged = next(row for row in _rows(out) if row["student"] == "'=1+1")
+    assert forged["notebook"].startswith("'=HYPERLINK") and "\\n" in forged["notebook"]
+
+
+def test_results_json_is_valid_utf8_without_surrogates(graded):
+    out, *_ = graded
+    for path in (out / "students").glob("*/results.json"):
+        raw = path.read_bytes()
+        data = json.loads(raw.decode("utf-8"))
+        assert not re.search("[\ud800-\udfff]", json.dumps(data, ensure_ascii=False)), path
+        assert data["output_format"] == "text"
+    eve = json.loads((out / "students" / "eve" / "results.json").read_text(encoding="utf-8"))
+    assert eve["score"] == 0
+    assert any("BadName\x1b[2J" in test["output"] for test in eve["tests"]), eve["tests"][:2]
+    mallory = json.loads((out / "students" / "mallory" / "results.json").read_text())
+    assert "PASSED\ufffd" in mallory["output"]
+
+
+def test_reports_show_submission_text_only_as_code(graded):
+    out, *_ = graded
+    for student in ("eve", "mallory", "=1+1"):
+        text = (out / "students" / student / "report.md").read_text(encoding="utf-8")
+        headings = [line for line in text.splitlines() if line.startswith("#")]
+        assert all(line.startswith(("# Grading report: `", "## `")) for line in headings), \
+            headings
+        if student != "=1+1":
+            assert "25 / 25 points" not in "\n".join(headings)
+        for line in text.splitlines():
+            if "<script>" in line or "<img" in line or "<b>" in line:
+                assert line.startswith(("- `", "- **")) and "`" in line, line
+        assert not CONTROL.search(text.replace("\t", "")), student
+
+
+def test_labels_come_from_the_grader_not_the_sandbox(graded):
+    out, *_ = graded
+    text = (out / "students" / "mallory" / "report.md").read_text(encoding="utf-8")
+    assert "a cell raised" in text
+    assert "answer cell answer_parse_cron_field\\n" not in text
+
+
+def test_the_terminal_gets_no_control_characters(graded):
+    _, first, second, _ = graded
+    for run in (first, second):
+        assert not CONTROL.search(run.stderr.replace("\n", "")), \
+            [line for line in run.stderr.splitlines() if CONTROL.search(line)]
+    progress = [line for line in first.stderr.splitlines() if line.startswith("[")]
+    assert len(progress) == 10 and len(set(progress)) == 10
+    assert not any("mallory 25/25" in line and not line.startswith("[") for line in
+                   first.stderr.splitlines())
+
+
+def test_tampering_is_listed_per_student(graded):
+    out, first, second, _ = graded
+    with open(out / "flags.csv", newline="", encoding="utf-8") as handle:
+        flags = list(csv.DictReader(handle))
+    flagged = {row["student"] for row in flags}
+    assert flagged == {"mallory", "sym", "huge", "hard", "linked"}, flags
+    mallory = " ".join(row["flag"] for row in flags if row["student"] == "mallory")
+    assert "did not ask for" in mallory and "second outcomes" in mallory \
+        and "after the end" in mallory
+    assert any("refused" in row["flag"] and "larger than" in row["flag"] for row in flags
+               if row["student"] == "huge")
+    assert any("2 hard links" in row["flag"] for row in flags if row["student"] == "hard")
+    gradebook = {row["student"]: row for row in _rows(out)}
+    assert all(gradebook[student]["flags"] for student in flagged)
+    assert not any(gradebook[student]["flags"] for student in HONEST if student != "=1+1")
+    for run in (first, second):
+        summary = run.stderr[run.stderr.index("graded "):]
+        assert "tampering noticed for 5 students" in summary
+        for student in flagged:
+            assert f"\n  {student}: " in summary, summary
+
+
+def test_grade_names_tampering_on_stderr(tmp_path):
+    link = tmp_path / f"{PARSE.notebook}.ipynb"
+    link.symlink_to(place(tmp_path / "class", "ada", PARSE, fixtures.stub_submission(PARSE)))
+    done = grade([link], tmp_path / "results.json", "--sandbox=off")
+    assert done.returncode == 0, done.stderr
+    assert "tampering noticed in" in done.stderr and "symbolic link" in done.stderr
+
+
+def test_refused_files_say_why_in_the_gradebook(graded):
+    out, *_ = graded
+    notes = {row["student"]: row["note"] for row in _rows(out)}
+    assert "larger than 20 MiB" in notes["huge"]
+    assert "symbolic link" in notes["sym"]
+    assert all(not notes[student] for student in ("ada", "grades.csv", "long"))
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "sparse"])
+def test_files_are_checked_before_they_are_read(tmp_path, kind):
+    """A named pipe would block a reader for ever, and a sparse file would be read whole."""
+    path = tmp_path / f"{PARSE.notebook}.ipynb"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        with open(path, "wb") as handle:
+            handle.truncate(3 * 2**30)
+    result = grading.grade_safely(path, _options())
+    assert result.score == 0 and not result.readable and not result.grader_failed
+    assert result.flags and result.flags[0].startswith("refused"), result
+
+
+# -- in process: failures injected into one student -------------------------------------------
+
+def _class(tmp_path: Path, students: tuple[str, ...]) -> Path:
+    submitted = tmp_path / "submitted"
+    for student in students:
+        place(submitted, student, PARSE, fixtures.stub_submission(PARSE))
+    return submitted
+
+
+def _fake_result(path: Path, shown: str, text: str = "fine") -> grading.NotebookResult:
+    item = PARSE.items[0]
+    return grading.NotebookResult(
+        path=shown, notebook=PARSE.notebook, assignment=PARSE.assignment, score=item.points,
+        max_score=PARSE.max_score, items=[grading.ItemResult(
+            item.grade_id, item.title, item.points, item.points,
+            [grading.TestResult(f"{PARSE.notebook} · {item.title}: t", item.points,
+                                item.points, text, text == "fine")])],
+        problems=[text] if text != "fine" else [], stderr=text)
+
+
+def _options() -> grading.Options:
+    return grading.Options(sandbox=runner.Sandbox("plain"))
+
+
+def test_a_grading_failure_is_that_students_error(tmp_path, monkeypatch):
+    submitted = _class(tmp_path, ("ann", "bob", "cy"))
+
+    def grade(path, options, shown_as=None, within=None):
+        if "/bob/" in str(path):
+            raise RuntimeError("injected")
+        return _fake_result(path, shown_as)
+
+    monkeypatch.setattr(grading, "grade_safely", grade)
+    summary = batch.grade_batch(submitted, tmp_path / "out", _options(), jobs=2,
+                                progress=open(os.devnull, "w"), prepare=lambda found: None)
+    rows = {row["student"]: row for row in _rows(tmp_path / "out")}
+    assert set(rows) == {"ann", "bob", "cy"}
+    assert rows["bob"]["score"] == "0" and "grader failed" in rows["bob"]["note"]
+    assert rows["ann"]["score"] == rows["cy"]["score"] != "0"
+    assert summary.failed == 1 and "grader failed on 1 notebooks" in summary.line(tmp_path)
+
+
+def test_a_writing_failure_is_that_students_error(tmp_path, monkeypatch):
+    submitted = _class(tmp_path, ("ann", "bob", "cy"))
+    monkeypatch.setattr(grading, "grade_safely",
+                        lambda path, options, shown_as=None, within=None:
+                        _fake_result(path, shown_as))
+    real = report.report_markdown
+
+    def markdown(results, who=""):
+        if who == "bob":
+            raise OSError("injected: disk full")
+        return real(results, who)
+
+    monkeypatch.setattr(report, "report_markdown", markdown)
+    batch.grade_batch(submitted, tmp_path / "out", _options(), progress=open(os.devnull, "w"),
+                      prepare=lambda found: None)
+    rows = {row["student"]: row for row in _rows(tmp_path / "out")}
+    assert set(rows) == {"ann", "bob", "cy"}
+    assert "could not write this student's results" in rows["bob"]["note"]
+    assert not rows["ann"]["note"] and not rows["cy"]["note"]
+    assert (tmp_path / "out" / "students" / "cy" / "report.md").is_file()
+
+
+def test_unencodable_text_and_a_bad_cache_never_stop_a_rerun(tmp_path, monkeypatch):
+    submitted = _class(tmp_path, ("ann", "bob"))
+    nasty = "lone \ud800 surrogate, NUL \x00, escape \x1b[2J, newline\n# heading <b>"
+    monkeypatch.setattr(grading, "grade_safely",
+                        lambda path, options, shown_as=None, within=None:
+                        _fake_result(path, shown_as, nasty))
+    out = tmp_path / "out"
+    for _ in range(2):  # the second run reads the saved results back
+        batch.grade_batch(submitted, out, _options(), progress=open(os.devnull, "w"),
+                          prepare=lambda found: None)
+        data = json.loads((out / "students" / "ann" / "results.json").read_bytes())
+        assert "lone \ufffd surrogate" in data["tests"][0]["output"]
+    saved = list((out / "students" / "bob" / ".results").rglob("*.json"))
+    assert len(saved) == 1
+    record = json.loads(saved[0].read_text())
+    record["result"]["items"] = "damaged"
+    saved[0].write_text(json.dumps(record))
+    saved = list((out / "students" / "ann" / ".results").rglob("*.json"))
+    record = json.loads(saved[0].read_text())
+    record["result"]["problems"] = [{"not": "a string"}, "\udcff"]
+    record["result"]["stderr"] = "\udcff\x1b"
+    saved[0].write_text(json.dumps(record))
+    monkeypatch.setattr(grading, "grade_safely",
+                        lambda path, options, shown_as=None, within=None:
+                        _fake_result(path, shown_as))
+    summary = batch.grade_batch(submitted, out, _options(), progress=open(os.devnull, "w"),
+                                prepare=lambda found: None)
+    assert summary.graded == 1 and summary.unchanged == 1
+    assert {row["student"] for row in _rows(out)} == {"ann", "bob"}
+
+
+def test_the_cache_file_name_does_not_grow_with_the_notebook_name(tmp_path):
+    submission = batch.Submission("s", "schedules", tmp_path / ("n" * 250 + ".ipynb"))
+    saved = submission.saved_result(tmp_path)
+    assert len(saved.name) < 64 and saved.parent.parent.parent == tmp_path / "students" / "s"
+
+
+# -- escaping, one place for it ----------------------------------------------------------------
+
+def test_escape_for_each_destination():
+    assert escape.terminal("a\x1b[2Jb\r\nc\u202e") == "a\\e[2Jb\\r\\nc\\u202e"
+    assert escape.text("x\ud800y") == "x\ufffdy"
+    assert escape.code_span("a ` b\n# h") == "``a ` b\\n# h``"
+    assert escape.code_span("`x") == "`` `x ``"
+    assert escape.csv_cell("=1+1") == "'=1+1" and escape.csv_cell("@SUM(A1)") == "'@SUM(A1)"
+    assert escape.csv_cell("-2") == "'-2" and escape.csv_cell("ada") == "ada"
+    block = escape.code_block("``` \n<b>\x1b")
+    assert block.startswith("````text\n") and block.endswith("\n````") and "\\e" in block
+
+
+# -- the grader's own memory and CPU per submission --------------------------------------------
+
+# The grader's own peak memory is VmHWM (ru_maxrss would include what the process that started
+# it held when it forked); its CPU time is its own, without the sandboxes' (its children's).
+MEASURE = r"""
+import json, re, sys, time
+from pathlib import Path
+from autograder import batch, grading, runner
+started = time.process_time()
+summary = batch.grade_batch(Path(sys.argv[1]), Path(sys.argv[2]),
+                            grading.Options(sandbox=runner.Sandbox.choose("auto")), jobs=1,
+                            progress=sys.stderr)
+peak = int(re.search(r"VmHWM:\s*(\d+) kB", Path("/proc/self/status").read_text()).group(1))
+print(json.dumps({"peak_mb": peak / 1024, "cpu": time.process_time() - started,
+                  "graded": summary.graded}))
+"""
+
+
+def _measure(submitted: Path, out: Path) -> dict:
+    done = subprocess.run([sys.executable, "-c", MEASURE, str(submitted), str(out)],
+                          cwd=REPOSITORY, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_grader_memory_per_submission_is_bounded(tmp_path):
+    """A 3 GiB sparse file (named like the notebook, and named like nothing) is refused from
+    its size alone; the largest notebook the grader reads costs it a bounded amount of memory
+    (README: "Limits")."""
+    submitted = tmp_path / "submitted"
+    for student, name in (("big", f"{PARSE.notebook}.ipynb"), ("other", "homework.ipynb")):
+        path = submitted / student / PARSE.assignment / name
+        path.parent.mkdir(parents=True)
+        with open(path, "wb") as handle:
+            handle.truncate(3 * 2**30)
+    dense = fixtures.stub_submission(PARSE)
+    dense.metadata["filler"] = "FILLER"
+    text = nbformat.writes(dense).replace('"FILLER"', "[" + "{}," * (6 * 2**20) + "{}]")
+    place(submitted, "dense", PARSE, text)
+    cells = nbformat.writes(dense).replace('"FILLER"', "1").replace(
+        '"cells": [', '"cells": [' + "{}," * (6 * 2**20))
+    place(submitted, "cells", PARSE, cells)
+    code = fixtures.stub_submission(PARSE)
+    code.cells.append(nbformat.v4.new_code_cell("x = [" + "1," * 9_000_000 + "]"))
+    place(submitted, "code", PARSE, code)
+    for student in ("dense", "cells", "code"):
+        size = (submitted / student / PARSE.assignment / f"{PARSE.notebook}.ipynb").stat().st_size
+        assert 16 * 2**20 < size < 20 * 2**20
+    small = nbformat.writes(dense).replace('"FILLER"', "[" + "{}," * (2**20 // 3 - 7000) + "{}]")
+    assert len(small) <= notebook.IN_PROCESS_BYTES  # parsed by the grader itself
+    place(submitted, "small", PARSE, small)
+    measured = _measure(submitted, tmp_path / "out")
+    assert measured["graded"] == 6
+    assert measured["peak_mb"] < MEMORY_BOUND_MB, measured
+    rows = {row["student"]: row for row in _rows(tmp_path / "out")}
+    assert "larger than 20 MiB" in rows["big"]["note"] and rows["other"]["note"]
+    assert "cells, more than the 5000" in rows["cells"]["note"]
+    assert "MiB of code" in rows["code"]["note"]
+
+
+MEMORY_BOUND_MB = 256  # the README's bound for the grader process grading one submission
+
+
+def test_ipython_syntax_costs_the_grader_no_cpu(tmp_path):
+    """A 60 KB cell of `!echo` lines costs IPython's transformer a minute of CPU; that work
+    happens in the sandbox, under the cell's time limit, and the answers still count."""
+    notebook = fixtures.build_submission(
+        PARSE, fixtures.reference_answers(PARSE),
+        [("answer_parse_cron_field", "!echo hello\n" * 5000)])
+    place(tmp_path / "submitted", "ivy", PARSE, notebook)
+    measured = _measure(tmp_path / "submitted", tmp_path / "out")
+    assert measured["cpu"] < 15, measured
+    rows = {row["student"]: row for row in _rows(tmp_path / "out")}
+    assert float(rows["ivy"]["score"]) == PARSE.max_score
