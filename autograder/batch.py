@@ -26,11 +26,12 @@ import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
 from . import classbook, deadlines, discovery, escape, grading, report, runner, suite
+from . import shard as shard_module
 from .notebook import MAX_NOTEBOOK_BYTES
 from .rubric import Exercise, exercise_for
 from .sandbox.probes import PROBES
@@ -113,6 +114,18 @@ def discover(submitted: Path, out: Path | None = None,
         return discovery.discover(submitted, out, assignment)
     except discovery.LayoutError as error:
         raise BatchError(str(error)) from None
+
+
+def in_shard(found: discovery.Discovery, shard: shard_module.Shard) -> discovery.Discovery:
+    """The part of a class that one shard grades: whole students, never split. The
+    assignments graded stay those of the whole class, so every shard has the same columns."""
+    if shard.count == 1:
+        return found
+    return replace(found, students=[s for s in found.students if shard.holds(s)],
+                   submissions=[s for s in found.submissions if shard.holds(s.student)],
+                   skipped=[s for s in found.skipped if shard.holds(s.student)],
+                   flagged=[s for s in found.flagged if shard.holds(s.student)],
+                   chosen={s: why for s, why in found.chosen.items() if shard.holds(s.student)})
 
 
 def progress_note(text: str, width: int = 70) -> str:
@@ -202,9 +215,10 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
                 force: bool = False, progress: TextIO = sys.stderr,
                 prepare: Callable[[tuple], object] = grading.prepare,
                 assignment: str | None = None, policy: deadlines.Policy | None = None,
-                overrides: dict | None = None) -> Summary:
+                overrides: dict | None = None,
+                shard: shard_module.Shard = shard_module.ALL) -> Summary:
     started = time.monotonic()
-    found = discover(submitted, out, assignment)
+    found = in_shard(discover(submitted, out, assignment), shard)
     submissions = found.submissions
     out = Path(out)
     if out.exists() and not out.is_dir():
@@ -263,6 +277,8 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
         return summary
     pool.shutdown(wait=True)
     write_outputs(out, found, results, policy or deadlines.Policy(), overrides or {}, summary)
+    shard_module.write_manifest(out, shard, {e.notebook: fingerprint(options, e)
+                                             for e in found.exercises}, found.students)
     summary.not_graded = [f"{s.file or s.student}: {s.reason}"
                           for s in found.skipped + found.flagged]
     summary.seconds = time.monotonic() - started
@@ -315,6 +331,8 @@ def write_outputs(out: Path, found: discovery.Discovery,
         summary.failed += row.result.grader_failed
         flags += [(row.student, row.exercise.assignment, row.exercise.notebook, flag)
                   for flag in row.result.flags]
+    flags += [(entry.student, entry.assignment, entry.notebook, f"refused: {entry.reason}")
+              for entry in found.skipped if entry.tampering]
     summary.flagged = sorted(flags)
     report.write_atomic(out / NOT_GRADED, classbook.not_graded_csv(found))
     report.write_atomic(out / "grades.csv", report.grades_csv([row.cells() for row in rows]))

@@ -8,8 +8,6 @@ report (which file counted and why, what was not graded, lateness, overrides).
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass, field, replace
 
 from . import deadlines, report
@@ -32,6 +30,7 @@ class Row:
     penalty: float = 0.0
     override: Override | None = None
     notes: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)  # what the grader noticed as tampering
 
     def cells(self) -> tuple:
         """A grades.csv row: the five contract columns, then COLUMNS."""
@@ -39,7 +38,7 @@ class Row:
                 self.result.score, self.result.max_score, self.lateness.submitted_text,
                 self.lateness.late_text, report.points(self.penalty) if self.penalty else "",
                 self.override.reason if self.override else "", "; ".join(self.notes),
-                list(self.result.flags))
+                self.flags)
 
 
 def placeholder(exercise: Exercise, reason: str) -> NotebookResult:
@@ -71,9 +70,15 @@ def build(found: Discovery, results: dict[Submission, NotebookResult],
                 if submission in found.chosen:  # it says which files were not counted
                     notes = [found.chosen[submission],
                              *(n for n in notes if ": not counted: " not in n)]
+                if (result.grader_failed or not result.readable) and result.problems:
+                    notes = [result.problems[0], *notes]  # why it has no score of its own
                 lateness = policy.judge(student, exercise.assignment,
                                         deadlines.read_timestamp(submission.path.parent))
-            row = Row(student, exercise, result, submission, lateness, notes=notes)
+            flags = list(result.flags) + [
+                f"refused: {entry.reason}" for entry in found.skipped
+                if entry.tampering and entry.student == student
+                and entry.notebook in (exercise.notebook, "")]
+            row = Row(student, exercise, result, submission, lateness, notes=notes, flags=flags)
             if lateness.note:
                 row.notes.append(lateness.note)
             if lateness.fraction:
@@ -103,18 +108,8 @@ def report_notes(rows: list[Row]) -> str:
     return "\n## Notes from the grader and the instructor\n\n" + "\n".join(lines) + "\n"
 
 
-def _cell(text: str) -> str:
-    """A CSV cell a spreadsheet will not run as a formula."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
 def not_graded_csv(found: Discovery) -> str:
     """Everything found and not graded (and everything graded but flagged), with reasons."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(NOT_GRADED_COLUMNS)
-    for entry in sorted(found.skipped + found.flagged,
-                        key=lambda s: (s.student, s.assignment, s.notebook, s.file)):
-        writer.writerow([_cell(value) for value in (entry.student, entry.assignment,
-                                                     entry.notebook, entry.file, entry.reason)])
-    return buffer.getvalue()
+    return report.csv_table(NOT_GRADED_COLUMNS, [
+        [entry.student, entry.assignment, entry.notebook, entry.file, entry.reason]
+        for entry in found.skipped + found.flagged], sort_columns=4)

@@ -15,7 +15,18 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import batch, deadlines, escape, export, gradescope, grading, overrides, report, runner
+from . import (
+    batch,
+    deadlines,
+    escape,
+    export,
+    gradescope,
+    grading,
+    overrides,
+    report,
+    runner,
+    shard,
+)
 
 DEFAULT_JOBS = max(1, min(8, os.cpu_count() or 1))
 
@@ -92,7 +103,18 @@ def build_parser() -> argparse.ArgumentParser:
     grade_batch.add_argument("--overrides", type=Path, metavar="FILE",
                              help="instructor overrides, CSV student,notebook,score,reason "
                                   "(default DIR/overrides.csv when it exists)")
+    grade_batch.add_argument("--shard", metavar="K/N",
+                             help="grade only the students of shard K of N (a stable partition "
+                                  "by student; auto/N reads K from JOB_COMPLETION_INDEX or "
+                                  "SLURM_ARRAY_TASK_ID); join the shards with merge")
     common(grade_batch)
+
+    merge = commands.add_parser(
+        "merge", help="join the output folders of grade-batch --shard K/N into one",
+        description="Join shard output folders into the folder one grade-batch run would have "
+                    "written; refuses shards graded with different graders, suites or limits.")
+    merge.add_argument("shards", nargs="+", type=Path, metavar="SHARD_DIR")
+    merge.add_argument("--out", required=True, type=Path, metavar="DIR")
 
     gradescope = commands.add_parser(
         "gradescope", help="build Gradescope's autograder bundle for one assignment",
@@ -191,10 +213,14 @@ def _grade_batch(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    try:
+        part = shard.parse_shard(args.shard) if args.shard else shard.ALL
+    except shard.ShardError as error:
+        raise UsageError(str(error)) from None
     options = _options(args)
     summary = batch.grade_batch(args.submitted, args.out, options, jobs=args.jobs,
                                 force=args.force, prepare=_prepare, assignment=args.assignment,
-                                policy=policy, overrides=found)
+                                policy=policy, overrides=found, shard=part)
     print(summary.line(args.out), file=sys.stderr)
     return 130 if summary.interrupted else 0
 
@@ -234,6 +260,16 @@ def _terminate(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _merge(args: argparse.Namespace) -> int:
+    try:
+        students = shard.merge(args.shards, args.out)
+    except shard.ShardError as error:
+        raise UsageError(str(error)) from None
+    print(f"merged {len(args.shards)} shards ({students} students) into {args.out}",
+          file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     signal.signal(signal.SIGTERM, _terminate)
@@ -244,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
             return _gradescope(args)
         if args.command == "export":
             return _export(args)
+        if args.command == "merge":
+            return _merge(args)
         return _grade_batch(args)
     except (UsageError, batch.BatchError) as error:
         print(f"python -m autograder {args.command}: error: {error}", file=sys.stderr)

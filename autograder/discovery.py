@@ -76,6 +76,7 @@ class Skipped:
     notebook: str  # the exercise it seems to answer, "" when unknown
     file: str  # where it is, as text
     reason: str
+    tampering: bool = False  # the instructor should hear of it (flags.csv): a symbolic link
 
 
 @dataclass
@@ -338,7 +339,7 @@ def discover(submitted: Path, out: Path | None = None,
             students[student] = entry
             skipped.append(Skipped(student, "", "", "", f"the student folder {student}/ is a "
                                    "symbolic link; nothing in it was graded (a link can point at "
-                                   "another student's work)"))
+                                   "another student's work)", tampering=True))
             continue
         if not entry.is_dir():
             skipped.append(Skipped("", "", "", student, f"a file directly in {submitted.name}/, "
@@ -368,7 +369,7 @@ def discover(submitted: Path, out: Path | None = None,
             home = named.assignment if named else (folder or "")
             if link or not _inside(path, entry):
                 skipped.append(Skipped(student, home, guess, shown, "a symbolic link; only "
-                                       "files of the student's own are graded"))
+                                       "files of the student's own are graded", tampering=True))
                 continue
             if path.suffix.lower() != ".ipynb":
                 what = EXPORTS.get(path.suffix.lower(), "not a notebook")
@@ -451,7 +452,7 @@ def discover_upload(folder: Path, assignment: str, student: str = "submission") 
                                    "or too deep; not looked at"))
         elif link or not _inside(path, folder):
             skipped.append(Skipped(student, assignment, "", shown, "a symbolic link; only "
-                                   "files of your own are graded"))
+                                   "files of your own are graded", tampering=True))
         elif path.suffix.lower() != ".ipynb":
             what = EXPORTS.get(path.suffix.lower(), "not a notebook")
             skipped.append(Skipped(student, assignment, "", shown, f"{what}, not a notebook; "

@@ -141,12 +141,17 @@ GRADEBOOK_COLUMNS = ("student", "assignment", "notebook", "score", "max_score",
 FLAGS_COLUMNS = ("student", "assignment", "notebook", "flag")
 
 
-def _csv(header: tuple[str, ...], rows: list[list[str]]) -> str:
-    """Every cell quoted, one line each, and none that a spreadsheet reads as a formula."""
+def csv_table(header: tuple[str, ...], rows: list[list[str]], sort_columns: int = 0) -> str:
+    """Every cell quoted, one line each, and none that a spreadsheet reads as a formula. With
+    `sort_columns`, rows are sorted by their first cells as written (escaped), so that tables
+    of shards merged later sort exactly like the table of one run."""
+    cells = [[escape.csv_cell(cell) for cell in row] for row in rows]
+    if sort_columns:
+        cells.sort(key=lambda row: row[:sort_columns])
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL)
     writer.writerow(header)
-    writer.writerows([escape.csv_cell(cell) for cell in row] for row in rows)
+    writer.writerows(cells)
     return buffer.getvalue()
 
 
@@ -158,18 +163,18 @@ def grades_csv(rows: list[tuple]) -> str:
     `note` says why a notebook looks as it does, `flags` (a list) what the grader noticed as
     tampering."""
     lines = []
-    for row in sorted(rows, key=lambda row: tuple(escape.csv_cell(str(c)) for c in row[:3])):
+    for row in rows:
         student, assignment, notebook, score, max_score, *rest = row
         rest = list(rest) + [""] * (len(GRADEBOOK_COLUMNS) - 5 - len(rest))
         if isinstance(rest[-1], list | tuple):
             rest[-1] = "; ".join(rest[-1])
         lines.append([student, assignment, notebook, points(score), points(max_score), *rest])
-    return _csv(GRADEBOOK_COLUMNS, lines)
+    return csv_table(GRADEBOOK_COLUMNS, lines, sort_columns=3)
 
 
 def flags_csv(rows: list[tuple[str, str, str, str]]) -> str:
     """One row per flag: (student, assignment, notebook, what the grader noticed)."""
-    return _csv(FLAGS_COLUMNS, [list(row) for row in sorted(rows)])
+    return csv_table(FLAGS_COLUMNS, [list(row) for row in rows], sort_columns=4)
 
 
 def write_results(path: Path, results: list[NotebookResult]) -> None:

@@ -155,19 +155,16 @@ def merge(shards: list[Path], out: Path) -> int:
     from .report import write_atomic
 
     for name, rows in tables.items():
+        # Every table of a batch is sorted by its first cells as written, and a student's rows
+        # all come from one shard: a stable sort by student puts them back in one run's order.
+        rows.sort(key=lambda row: row.get(headers[name][0]) or "")
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=headers[name], lineterminator="\n",
-                                quoting=csv.QUOTE_MINIMAL)
+                                quoting=csv.QUOTE_ALL)
         writer.writeheader()
-        writer.writerows(sorted(rows, key=_row_order))
+        writer.writerows(rows)
         write_atomic(out / name, buffer.getvalue())
     students = sorted({s for manifest in manifests for s in manifest["students"]})
     fingerprints = {k: v for m in manifests for k, v in m["fingerprints"].items()}
     write_manifest(out, ALL, fingerprints, students)
     return len(students)
-
-
-def _row_order(row: dict[str, str]) -> tuple[str, ...]:
-    """Rows of every table the batch writes come sorted by these columns, as a single run
-    writes them, so a merged table equals the table of one run."""
-    return tuple(row.get(name) or "" for name in ("student", "assignment", "notebook", "file"))

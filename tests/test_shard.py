@@ -1,0 +1,132 @@
+"""Grading a class in shards (`grade-batch --shard K/N`) and joining them (`merge`).
+
+A class graded as three shards and merged must equal the same class graded in one run: the
+same gradebook, the same lists of what was not graded or flagged, the same reports and
+results. Shards graded with another grader are refused with one sentence.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from grader_cli import GRADER, grade_batch
+
+from autograder import fixtures, shard
+from autograder.reference import REPOSITORY
+from autograder.rubric import exercise_for
+
+PARSE = exercise_for("01_parse_cron_field")
+ORDER = exercise_for("04_run_order")
+# (student, exercise, kind): honest, untouched, buggy, damaged and hostile-named work.
+CLASS = [
+    ("ada", PARSE, "honest"), ("ada", ORDER, "honest"),
+    ("bob", PARSE, "stub"),
+    ("cy", PARSE, "wrong/01_parse_cron_field/exclusive_range_end"), ("cy", ORDER, "honest"),
+    ("=dee", PARSE, "honest"),
+    ("eve", ORDER, "wrong/04_run_order/alphabetically_last"),
+    ("fay", PARSE, "not-json"), ("gus", ORDER, "stub"), ("hal", PARSE, "honest"),
+]
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("shards")
+    submitted = root / "submitted"
+    for student, exercise, kind in CLASS:
+        fixtures.place(submitted, student, exercise, fixtures.submission_for(exercise, kind))
+    (submitted / "ivy" / "schedules").mkdir(parents=True)  # handed in nothing
+    (submitted / "ivy" / "schedules" / "notes.txt").write_text("I ran out of time.\n")
+    done = grade_batch(submitted, root / "whole", "--jobs", "2")
+    assert done.returncode == 0, done.stderr[-2000:]
+    for k in (1, 2, 3):
+        done = grade_batch(submitted, root / f"part{k}", "--jobs", "2", "--shard", f"{k}/3")
+        assert done.returncode == 0, done.stderr[-2000:]
+    return root
+
+
+def merge(*args: object) -> subprocess.CompletedProcess:
+    return subprocess.run([*GRADER, "merge", *map(str, args)], cwd=REPOSITORY,
+                          capture_output=True, text=True, timeout=120)
+
+
+def files(folder: Path) -> dict[str, object]:
+    """Every file a person reads in an output folder (not the saved results or the manifest);
+    results.json without its timing, which differs from run to run."""
+    found: dict[str, object] = {}
+    for path in sorted(folder.rglob("*")):
+        if not path.is_file() or ".results" in path.parts or path.name == shard.MANIFEST:
+            continue
+        if path.name == "results.json":
+            data = json.loads(path.read_text())
+            data.pop("execution_time", None)
+            found[str(path.relative_to(folder))] = data
+        else:
+            found[str(path.relative_to(folder))] = path.read_bytes()
+    return found
+
+
+def test_each_student_is_graded_in_exactly_one_shard(graded):
+    students = [json.loads((graded / f"part{k}" / shard.MANIFEST).read_text())["students"]
+                for k in (1, 2, 3)]
+    everyone = sorted(name for part in students for name in part)
+    assert everyone == sorted({student for student, _, _ in CLASS} | {"ivy"})
+    assert all(part for part in students), "three shards of ten students: none is empty"
+
+
+def test_three_shards_merged_equal_one_run(graded):
+    done = merge(graded / "part1", graded / "part2", graded / "part3", "--out",
+                 graded / "merged")
+    assert done.returncode == 0, done.stderr
+    whole, merged = files(graded / "whole"), files(graded / "merged")
+    assert sorted(merged) == sorted(whole)
+    for name, content in whole.items():
+        assert merged[name] == content, name
+    assert b"'=dee" in whole["grades.csv"]  # a name a spreadsheet would run stays inert
+
+
+def test_the_partition_is_stable_and_complete():
+    students = [f"student{n:04d}" for n in range(300)]
+    parts = [shard.shard_of(name, 4) for name in students]
+    assert parts == [shard.shard_of(name, 4) for name in students]
+    assert set(parts) == {1, 2, 3, 4}
+    assert all(sum(1 for p in parts if p == k) > 40 for k in (1, 2, 3, 4))
+
+
+@pytest.mark.parametrize(("text", "environ", "expected"), [
+    ("2/8", {}, shard.Shard(2, 8)),
+    ("auto/8", {"JOB_COMPLETION_INDEX": "0"}, shard.Shard(1, 8)),
+    ("auto", {"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_COUNT": "4"}, shard.Shard(4, 4)),
+])
+def test_shard_specifications(text, environ, expected):
+    assert shard.parse_shard(text, environ) == expected
+
+
+@pytest.mark.parametrize("text", ["0/3", "4/3", "2", "a/b", "auto/3"])
+def test_bad_shard_specifications_are_one_sentence(text):
+    with pytest.raises(shard.ShardError) as error:
+        shard.parse_shard(text, {})
+    assert "\n" not in str(error.value)
+
+
+def test_merge_refuses_shards_graded_differently(graded):
+    other = graded / "other-part2"
+    subprocess.run(["cp", "-r", str(graded / "part2"), str(other)], check=True)
+    manifest = json.loads((other / shard.MANIFEST).read_text())
+    manifest["fingerprints"] = {name: "0" * 64 for name in manifest["fingerprints"]}
+    (other / shard.MANIFEST).write_text(json.dumps(manifest))
+    done = merge(graded / "part1", other, graded / "part3", "--out", graded / "refused")
+    assert done.returncode == 2
+    assert "was graded with a different grader" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not (graded / "refused").exists()
+
+
+def test_merge_refuses_a_missing_or_repeated_shard(graded):
+    missing = merge(graded / "part1", graded / "part3", "--out", graded / "missing")
+    assert missing.returncode == 2 and "shard 2/3 is missing" in missing.stderr
+    twice = merge(graded / "part1", graded / "part1", graded / "part2", graded / "part3",
+                  "--out", graded / "twice")
+    assert twice.returncode == 2 and "appears twice" in twice.stderr
