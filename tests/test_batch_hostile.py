@@ -142,7 +142,8 @@ def test_results_json_is_valid_utf8_without_surrogates(graded):
         data = json.loads(raw.decode("utf-8"))
         assert not re.search("[\ud800-\udfff]", json.dumps(data, ensure_ascii=False)), path
         assert data["output_format"] == "text"
-    eve = json.loads((out / "students" / "eve" / "schedules" / "results.json").read_text(encoding="utf-8"))
+    eve_results = out / "students" / "eve" / "schedules" / "results.json"
+    eve = json.loads(eve_results.read_text(encoding="utf-8"))
     assert eve["score"] == 0
     assert any("BadName\x1b[2J" in test["output"] for test in eve["tests"]), eve["tests"][:2]
     mallory = json.loads((out / "students" / "mallory" / "schedules" / "results.json").read_text())
