@@ -22,6 +22,7 @@ from .rubric import EXERCISES, Exercise, exercise_for
 from .sandbox import plain
 
 MAX_CELL_PROBLEMS = 20
+MAX_FLAGS = 20
 MAX_CODE_CHARACTERS = 2**20  # in all code cells together; a handed-in lab holds a few KiB
 _READY: set[str] = set()  # grade_ids whose expected outcomes prepare() computed
 _BROKEN: dict[str, str] = {}  # notebook -> why its reference solution cannot be used
@@ -78,6 +79,10 @@ class NotebookResult:
     stderr: str = ""
     readable: bool = True  # False when the file could not be read or recognised
     grader_failed: bool = False  # a bug in the grader, not the notebook: never saved
+    # Tampering the grader noticed (poisoned probes, forged outcomes, refused operations),
+    # one plain sentence each, for the instructor.
+    flags: list[str] = field(default_factory=list)
+    timed_out: bool = False  # a cell, a test or the notebook hit a time limit: never final
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -213,7 +218,8 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
                            f"({type(error).__name__})", path)
     limits = options.limits(exercise)
     job = {"prelude": extracted.prelude, "cells": extracted.cells,
-           "cases": list(_cases(exercise)), "cell_timeout": limits.cell_time}
+           "cases": list(_cases(exercise)), "cell_timeout": limits.cell_time,
+           "cpu_budget": limits.time}
     run = runner.run(job, limits, options.sandbox, exercise.assignment)
     result = score_run(exercise, run, limits, shown)
     result.problems[:0] = extracted.problems
@@ -241,21 +247,33 @@ def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
     wanted = {case["id"] for case in _cases(exercise)}
     outcomes: dict[str, dict] = {}
     problems: list[str] = []
+    flags: list[str] = []
     cell_problems = 0
+    stopped = timed_out = False
     for event in run.events:
         kind, ident = event.get("event"), event.get("id")
-        if kind == "case" and isinstance(ident, str) and ident in wanted \
-                and ident not in outcomes:
+        if kind == "case" and isinstance(ident, str) and ident in wanted:
             outcome = clean_outcome(event.get("outcome"))
-            if outcome is not None:
+            # The first outcome counts, unless a later one says the case was tampered with.
+            if outcome is not None and (ident not in outcomes or "tampered" in outcome):
                 outcomes[ident] = outcome
+                timed_out = timed_out or "timeout" in outcome
         elif kind == "cell":
             cell_problems += 1
+            error = event.get("error")
+            timed_out = timed_out or isinstance(error, dict) and "timeout" in error
             if cell_problems <= MAX_CELL_PROBLEMS:
                 problems.append(_cell_problem(event))
+        elif kind == "flag" and isinstance(event.get("text"), str) and len(flags) < MAX_FLAGS:
+            text = plain_text(event["text"], 200)
+            if text not in flags:
+                flags.append(text)
+        elif kind == "stopped":
+            stopped = True
     if cell_problems > MAX_CELL_PROBLEMS:
         problems.append(f"... and {cell_problems - MAX_CELL_PROBLEMS} more cells failed")
-    missing_reason = _missing_reason(run, limits)
+    missing_reason = _missing_reason(run, limits, stopped)
+    timed_out = timed_out or run.timed_out or stopped
     if missing_reason and len(outcomes) < len(wanted):
         problems.append(missing_reason[0])
     if run.dropped_events:
@@ -286,16 +304,28 @@ def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
         path=shown, notebook=exercise.notebook, assignment=exercise.assignment,
         score=round(sum(item.score for item in items), 2), max_score=exercise.max_score,
         items=items, problems=problems, execution_time=round(run.elapsed, 3),
-        stdout=run.stdout, stderr=run.stderr)
+        stdout=run.stdout, stderr=run.stderr, flags=flags, timed_out=timed_out)
 
 
-def _missing_reason(run: runner.RunResult, limits: runner.Limits) -> tuple[str, str] | None:
+def plain_text(text: str, limit: int) -> str:
+    """`text` with control characters replaced and cut to `limit` characters."""
+    cleaned = "".join(c if c.isprintable() else "?" for c in text[:limit])
+    return cleaned.encode("utf-8", "replace").decode("utf-8")
+
+
+def _missing_reason(run: runner.RunResult, limits: runner.Limits,
+                    stopped: bool = False) -> tuple[str, str] | None:
     """(problem for the notebook, detail for each test) when the run ended before the end."""
+    if stopped:
+        return (f"grading stopped at the notebook's CPU time limit of {limits.time:g} s; the "
+                "tests that had not run count as failed",
+                f"no result: grading stopped at the notebook's CPU time limit of "
+                f"{limits.time:g} s (a loop that never ends, or very slow code?)")
     if run.timed_out:
-        return (f"grading stopped at the notebook's time limit of {limits.time:g} s; the tests "
-                "that had not finished count as failed",
-                f"no result: grading stopped at the notebook's time limit of {limits.time:g} s "
-                "(a loop that never ends, or very slow code?)")
+        return (f"grading stopped after {limits.backstop:g} s of waiting (the notebook's code "
+                "waited instead of computing); the tests that had not finished count as failed",
+                f"no result: grading stopped after {limits.backstop:g} s of waiting "
+                "(code that sleeps or waits for something that never comes?)")
     if run.finished:
         return None
     code = run.returncode
@@ -319,7 +349,7 @@ def _cell_problem(event: dict) -> str:
     if error is None:
         return f"{label} failed"
     if "timeout" in error:
-        return f"{label} ran longer than {error['timeout']:g} s and was stopped"
+        return f"{label} ran longer than {error['timeout']:g} s of CPU time and was stopped"
     return f"{label} raised {suite.describe(error)}"
 
 
@@ -387,4 +417,7 @@ def clean_outcome(outcome: object) -> dict | None:
         return {"missing": outcome["missing"][:500]}
     if set(outcome) == {"timeout"} and type(outcome["timeout"]) in (int, float):
         return {"timeout": float(outcome["timeout"])}
+    for kind in ("tampered", "died"):
+        if set(outcome) == {kind} and isinstance(outcome[kind], str):
+            return {kind: plain_text(outcome[kind], 500)}
     return None

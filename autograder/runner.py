@@ -80,10 +80,17 @@ class SandboxUnavailable(Exception):
 
 @dataclass(frozen=True)
 class Limits:
-    time: float = 60.0  # wall-clock seconds for the whole notebook
+    time: float = 60.0  # CPU seconds for the whole notebook (see `backstop` for wall-clock)
     memory_mb: int = 1024
-    cell_time: float = 10.0  # seconds for one notebook cell
+    cell_time: float = 10.0  # CPU seconds for one notebook cell
     processes: int = 64  # processes (and threads) of one sandbox at once
+    cpus: float = 1.0  # share of the machine's cores one sandbox may use at most
+
+    @property
+    def backstop(self) -> float:
+        """Wall-clock seconds after which a notebook is stopped whatever its CPU time: only
+        code that waits instead of computing gets there, even on a saturated machine."""
+        return self.time * 2 + 20
 
 
 @dataclass
@@ -307,11 +314,13 @@ def reap_orphans() -> int:
 
 
 class _Cgroup:
-    """A control group capping the memory and the number of processes of one sandbox as a
-    whole (rlimits only cap each process). Best effort: cgroup v1 or v2 when this process may
-    create groups (root), otherwise nothing and the rlimits alone apply."""
+    """A control group capping the memory, the number of processes and the CPU share of one
+    sandbox as a whole (rlimits only cap each process): at most `cpus` cores, and an equal
+    weight beside every other sandbox, so that processes one submission starts cannot starve
+    another's. Best effort: cgroup v1 or v2 when this process may create groups (root),
+    otherwise nothing and the rlimits alone apply (time limits are CPU time either way)."""
 
-    def __init__(self, memory_bytes: int, processes: int) -> None:
+    def __init__(self, memory_bytes: int, processes: int, cpus: float = 1.0) -> None:
         self.folders: list[Path] = []
         name = f"autograder-{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}"
         if os.geteuid() != 0:
@@ -319,21 +328,30 @@ class _Cgroup:
         v2 = Path("/sys/fs/cgroup/unified") if Path("/sys/fs/cgroup/unified/cgroup.controllers"
                                                      ).is_file() else Path("/sys/fs/cgroup")
         controllers = v2 / "cgroup.subtree_control"
+        period = 100_000  # microseconds
+        quota = max(1000, int(period * cpus))
         try:
-            if controllers.is_file() and {"memory", "pids"} <= set(controllers.read_text().split()):
-                self._make(v2 / name, {"memory.max": memory_bytes, "memory.swap.max": 0,
-                                       "pids.max": processes})
+            enabled = set(controllers.read_text().split()) if controllers.is_file() else set()
+            if {"memory", "pids"} <= enabled:
+                limits = {"memory.max": memory_bytes, "memory.swap.max": 0, "pids.max": processes}
+                if "cpu" in enabled:
+                    limits.update({"cpu.max": f"{quota} {period}", "cpu.weight": 100})
+                self._make(v2 / name, limits)
             elif Path("/sys/fs/cgroup/memory/cgroup.procs").is_file():
                 self._make(Path("/sys/fs/cgroup/memory") / name,
                            {"memory.limit_in_bytes": memory_bytes})
                 if Path("/sys/fs/cgroup/pids/cgroup.procs").is_file():
                     self._make(Path("/sys/fs/cgroup/pids") / name, {"pids.max": processes})
+                if Path("/sys/fs/cgroup/cpu/cgroup.procs").is_file():
+                    self._make(Path("/sys/fs/cgroup/cpu") / name,
+                               {"cpu.cfs_period_us": period, "cpu.cfs_quota_us": quota,
+                                "cpu.shares": 1024})
         except OSError:
             self.remove()
 
     swept: set[Path] = set()
 
-    def _make(self, folder: Path, limits: dict[str, int]) -> None:
+    def _make(self, folder: Path, limits: dict[str, int | str]) -> None:
         if folder.parent not in _Cgroup.swept:  # groups of graders that were killed
             _Cgroup.swept.add(folder.parent)
             for stale in folder.parent.glob("autograder-*"):
@@ -420,7 +438,7 @@ def run(job: dict, limits: Limits, sandbox: Sandbox, assignment: str = "") -> Ru
         holder, scratch = _scratch_folder(assignment, uid)
     read_end, write_end = os.pipe()
     folder = str(SANDBOX_PACKAGE.parent)
-    group = _Cgroup((limits.memory_mb + INTERPRETER_MB) * 2**20, limits.processes)
+    group = _Cgroup((limits.memory_mb + INTERPRETER_MB) * 2**20, limits.processes, limits.cpus)
     command = group.wrap(sandbox.command(folder, limits, write_end, assignment, uid))
     started = time.monotonic()
     try:
@@ -445,7 +463,7 @@ def run(job: dict, limits: Limits, sandbox: Sandbox, assignment: str = "") -> Ru
         result.timed_out = _pump(process, json.dumps(job).encode(), read_end,
                                  {process.stdout.fileno(): stdout, process.stderr.fileno(): stderr,
                                   read_end: events},
-                                 started + limits.time + START_GRACE)
+                                 started + limits.backstop + START_GRACE)
     finally:
         _kill_group(process)
         process.wait()

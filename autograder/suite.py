@@ -104,6 +104,10 @@ def describe(outcome: dict) -> str:
         return f"no answer within {outcome['timeout']:g} s (a loop that never ends?)"
     if "missing" in outcome:
         return str(outcome["missing"])
+    if "tampered" in outcome:
+        return f"no trustworthy result ({outcome['tampered']})"
+    if "died" in outcome:
+        return f"no result: {outcome['died']}"
     if "raised" in outcome:
         message = str(outcome.get("message", ""))
         text = f"{outcome['raised']}({message!r})" if message else f"{outcome['raised']}"
@@ -136,6 +140,8 @@ def judge(case: Case, expected: dict, actual: dict | None) -> tuple[bool, str]:
     """Compare one outcome with the reference's; return (passed, message for the student)."""
     actual = actual if isinstance(actual, dict) else {}
     call_text = case.call_text()
+    if "tampered" in actual:
+        return False, f"{call_text}: {describe(actual)}"
     if "raised" in expected:
         mro = actual.get("mro")
         if not (isinstance(mro, list) and expected["raised"] in mro):
