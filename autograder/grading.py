@@ -272,6 +272,13 @@ def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
             stopped = True
     if cell_problems > MAX_CELL_PROBLEMS:
         problems.append(f"... and {cell_problems - MAX_CELL_PROBLEMS} more cells failed")
+    died = sorted({outcome["died"] for outcome in outcomes.values() if "died" in outcome})
+    if died:
+        count = sum(1 for outcome in outcomes.values() if "died" in outcome)
+        problems.append(f"in {count} hidden test{'s' if count > 1 else ''} the code under test "
+                        f"ended its process ({died[0].rsplit('(', 1)[-1].rstrip(')')}"
+                        f"{' and others' if len(died) > 1 else ''}); those tests count as "
+                        "failed")
     missing_reason = _missing_reason(run, limits, stopped)
     timed_out = timed_out or run.timed_out or stopped
     if missing_reason and len(outcomes) < len(wanted):

@@ -218,22 +218,28 @@ def test_output_is_captured_and_truncated(tmp_path):
 
 
 @needs_bwrap
-def test_a_process_that_ends_itself_fails_the_missing_tests_clearly(tmp_path):
+def test_a_process_that_ends_itself_fails_only_the_tests_where_it_did(tmp_path):
+    """A hidden test whose code ends its process fails with a clear reason; the tests after it
+    still run in a fresh process forked from the notebook's state."""
     answer = ANSWER + "\n\nimport os\n_real = parse_cron_field\n" \
         "def parse_cron_field(field, low, high):\n" \
         "    if field == '*/15':\n        os._exit(3)\n    return _real(field, low, high)\n"
     result = grade(tmp_path, "", answer=answer)
     assert 0 < result.score < PARSE.max_score
     failed = [t for item in result.items for t in item.tests if not t.passed]
-    assert failed and all("exit status 3" in t.output for t in failed)
-    assert any("ended the grading process (exit status 3)" in p for p in result.problems)
+    assert failed and all("'*/15'" in t.output and "exit status 3" in t.output for t in failed)
+    assert any("ended its process (exit status 3)" in p for p in result.problems)
+    honest = grade(tmp_path, "")
+    lost = PARSE.max_score - result.score
+    assert lost == pytest.approx(sum(t.max_score for t in failed), abs=0.02)
+    assert honest.score == PARSE.max_score
 
 
 @needs_bwrap
 def test_a_loop_that_never_ends_in_a_cell_is_stopped_and_the_rest_is_graded(tmp_path):
     result = grade(tmp_path, "while True:\n    pass", time_limit=8)
     assert result.score == PARSE.max_score  # the cell stops after 2 s; the tests still run
-    assert any("ran longer than 2 s and was stopped" in p for p in result.problems)
+    assert any("ran longer than 2 s of CPU time and was stopped" in p for p in result.problems)
 
 
 def test_an_endless_loop_is_cut_at_the_time_limit_and_the_class_still_grades(tmp_path):

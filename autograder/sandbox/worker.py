@@ -90,14 +90,17 @@ def main(argv: list[str]) -> int:
         if error:
             emit({"event": "cell", "label": label, "error": error})
     saved = guard.snapshot()
+    flush = _flusher()
+    flush()
     reader, writer = os.pipe()
     child = os.fork()
     if child == 0:  # the notebook process: no results descriptor
         try:
             os.close(fd)
             os.close(reader)
-            _notebook_process(job, namespace, saved, writer)
+            _notebook_process(job, namespace, saved, writer, flush)
         finally:
+            flush()
             os._exit(0)
     os.close(writer)
     _relay(job, reader, child, emit)
@@ -219,17 +222,34 @@ def _ending(status: dict, budget: float) -> dict:
     """The outcome of a case whose process ended without a trustworthy answer."""
     code = status.get("status")
     cpu = status.get("cpu")
-    if code == "timeout" or code in (-signal.SIGXCPU, -signal.SIGKILL) \
+    if code in ("timeout", -signal.SIGXCPU) or code == -signal.SIGKILL \
             and isinstance(cpu, (int, float)) and cpu >= budget * 0.9:
         return {"timeout": budget}
     if isinstance(code, int) and code < 0:
-        return {"died": f"the test's process was stopped by signal {-code}"}
-    return {"died": f"the test's process ended (exit status {code}) before it answered"}
+        return {"died": f"the test's process was stopped before it answered (signal {-code})"}
+    return {"died": f"the test's process ended before it answered (exit status {code})"}
 
 
 # -- the notebook process ----------------------------------------------------------------
 
-def _notebook_process(job: dict, namespace: dict, saved: guard.Snapshot, writer: int) -> None:
+def _flusher():
+    """A function that flushes this process's standard output and error as they are now, by
+    their classes' own methods (notebook code may replace sys.stdout, or a stream's flush)."""
+    streams = tuple((type(stream).flush, stream) for stream in (sys.stdout, sys.stderr)
+                    if stream is not None)
+
+    def flush(_streams=streams) -> None:
+        for method, stream in _streams:
+            try:
+                method(stream)
+            except BaseException:  # noqa: S110 (a closed stream has nothing left to keep)
+                pass
+
+    return flush
+
+
+def _notebook_process(job: dict, namespace: dict, saved: guard.Snapshot, writer: int,
+                      flush) -> None:
     # Taken before any notebook code, as default arguments that the guard's audit hook keeps
     # notebook code from replacing: everything after uses only these references.
     fork, wait4, kill, exit_now = os.fork, os.wait4, os.kill, os._exit
@@ -251,7 +271,7 @@ def _notebook_process(job: dict, namespace: dict, saved: guard.Snapshot, writer:
     prelude = job.get("prelude", [])
     restore = guard.restore
     restore_code, restore_defaults = restore.__code__, restore.__defaults__
-    guard.install(saved, report, also=(send, report))
+    guard.install(saved, report, also=(send, report, flush))
     for index, cell in enumerate(job.get("cells", [])):
         error = run_cell(namespace, cell["source"], cell["label"], seconds)
         if error:
@@ -267,11 +287,13 @@ def _notebook_process(job: dict, namespace: dict, saved: guard.Snapshot, writer:
     index = 0
     while index < len(cases):
         progress, progress_out = os.pipe()
+        flush()
+        left = budget - _cpu_seconds()  # this process's cells and every case server so far
         pid = fork()
         if pid == 0:
             os.close(progress)
-            _case_server(namespace, cases, index, budget, send, progress_out, checked, restore,
-                         exit_now)
+            _case_server(namespace, cases, index, left, send, progress_out, checked, restore,
+                         exit_now, flush)
         os.close(progress_out)
         index = _watch_server(pid, progress, cases, index, send, wait4, kill)
 
@@ -300,11 +322,11 @@ def _cpu_seconds() -> float:
 
 
 def _case_server(namespace: dict, cases: list, start: int, budget: float, send, progress: int,
-                 checked, restore, exit_now) -> None:
-    """Run the hidden cases from `start` on, in this process forked from the restored state;
-    never returns. After each case, what the code under test rebound is put back and that
-    case fails. Tells the notebook process (on `progress`) which case runs, so that when
-    this process dies, a fresh one continues with the next case."""
+                 checked, restore, exit_now, flush) -> None:
+    """Run the hidden cases from `start` on, in this process forked from the restored state,
+    within `budget` CPU seconds in all; never returns. After each case, what the code under
+    test rebound is put back and that case fails. Tells the notebook process (on `progress`)
+    which case runs, so that when this process dies, a fresh one continues with the next."""
     try:
         for index in range(start, len(cases)):
             case = cases[index]
@@ -314,7 +336,7 @@ def _case_server(namespace: dict, cases: list, start: int, budget: float, send, 
                 os.write(progress, b"stop\n")
                 break
             os.write(progress, f"{index} {used:.3f}\n".encode())
-            limit = float(case.get("timeout", 5.0))
+            limit = min(float(case.get("timeout", 5.0)), max(budget - used, 0.1))
             # A case that swallows its time-out is ended by the kernel a second later.
             own = resource.getrusage(resource.RUSAGE_SELF)
             soft = math.ceil(own.ru_utime + own.ru_stime + limit) + 1
@@ -322,7 +344,7 @@ def _case_server(namespace: dict, cases: list, start: int, budget: float, send, 
             if hard == resource.RLIM_INFINITY or soft < hard:
                 resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
             try:
-                outcome = run_case(namespace, case)
+                outcome = run_case(namespace, {**case, "timeout": limit})
             except StepTimeout:
                 outcome = {"timeout": limit}
             changed = restore(checked)
@@ -334,7 +356,9 @@ def _case_server(namespace: dict, cases: list, start: int, budget: float, send, 
         else:
             os.write(progress, b"end\n")
     except BaseException:  # noqa: S110 (the notebook process reports the case that ended)
+        flush()
         exit_now(3)
+    flush()
     exit_now(0)
 
 
