@@ -118,7 +118,7 @@ def fingerprint(options: grading.Options, exercise: Exercise | None = None) -> s
             digest.update(b"<missing>")
         digest.update(b"\0")
     digest.update(repr((options.time_limit, options.memory_limit_mb,
-                        options.sandbox.kind)).encode())
+                        options.sandbox.kind, options.show_expected)).encode())
     return digest.hexdigest()
 
 
@@ -126,7 +126,9 @@ def _load(saved: Path, sha: str, grader: str) -> grading.NotebookResult | None:
     try:
         data = json.loads(saved.read_text(encoding="utf-8"))
         if data.get("sha256") == sha and data.get("fingerprint") == grader:
-            return grading.NotebookResult.from_dict(data["result"])
+            result = grading.NotebookResult.from_dict(data["result"])
+            # A time-out may be the machine's doing, not the notebook's: never final.
+            return None if result.timed_out else result
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass
     return None

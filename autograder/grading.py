@@ -38,6 +38,9 @@ class Options:
     time_limit: float | None = None  # None: the rubric's limit for each exercise
     memory_limit_mb: int | None = None
     processes: int = 64
+    # Feedback shows expected answers for public cases only, unless this is set (an instructor's
+    # choice once the deadline has passed): see suite.Case.public.
+    show_expected: bool = False
 
     def limits(self, exercise: Exercise) -> runner.Limits:
         seconds = self.time_limit or exercise.time_limit
@@ -54,6 +57,9 @@ class TestResult:
     max_score: float
     output: str  # why it failed, or "passed"
     passed: bool
+    # Gradescope's visibility: "visible" when the output may show the expected answer (a public
+    # case, or --show-expected), else "after_due_date".
+    visibility: str = "visible"
 
 
 @dataclass
@@ -221,7 +227,7 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
            "cases": list(_cases(exercise)), "cell_timeout": limits.cell_time,
            "cpu_budget": limits.time}
     run = runner.run(job, limits, options.sandbox, exercise.assignment)
-    result = score_run(exercise, run, limits, shown)
+    result = score_run(exercise, run, limits, shown, options.show_expected)
     result.problems[:0] = extracted.problems
     result.execution_time = round(time.monotonic() - started, 3)
     return result
@@ -242,7 +248,7 @@ def grade_safely(path: Path, options: Options, shown_as: str | None = None,
 
 
 def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
-              shown: str) -> NotebookResult:
+              shown: str, show_expected: bool = False) -> NotebookResult:
     """Verdicts for every case of `exercise` from what one sandbox run reported."""
     wanted = {case["id"] for case in _cases(exercise)}
     outcomes: dict[str, dict] = {}
@@ -293,7 +299,7 @@ def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
 
     items = []
     for item in exercise.items:
-        verdicts = suite.score(exercise, item, outcomes)
+        verdicts = suite.score(exercise, item, outcomes, show_expected)
         tests = []
         for index, verdict in enumerate(verdicts):
             message = verdict.message
@@ -304,7 +310,9 @@ def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
             tests.append(TestResult(
                 name=f"{exercise.notebook} · {item.title}: {verdict.case.name}",
                 score=round(verdict.points, 4), max_score=round(verdict.max_points, 4),
-                output="passed" if verdict.passed else message, passed=verdict.passed))
+                output="passed" if verdict.passed else message, passed=verdict.passed,
+                visibility="visible" if show_expected or verdict.case.public
+                else "after_due_date"))
         items.append(ItemResult(item.grade_id, item.title, suite.item_points(verdicts),
                                 item.points, tests))
     return NotebookResult(

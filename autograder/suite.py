@@ -8,7 +8,9 @@ solution in `solutions/` (see `reference.py`), in the grader's own process.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, time, timedelta
 from functools import cache
 from typing import Any
 
@@ -35,6 +37,11 @@ class Case:
     message_contains: tuple[str, ...] = ()
     timeout: float = DEFAULT_TIMEOUT
     shows: str | None = None  # how to show the call in a failure message; default from args
+    # A public case is one of the notebook's own worked examples or self-checks: its failure
+    # message may show the expected answer, which the student copy shows anyway. `cases_for`
+    # marks every "call" case whose arguments the student copy spells out; a suite may mark
+    # others. Feedback on every other case shows the student's own answer, never the expected.
+    public: bool = False
 
     def call_text(self) -> str:
         if self.shows is not None:
@@ -73,7 +80,69 @@ class Verdict:
 
 def cases_for(item: GradedItem) -> list[Case]:
     module = importlib.import_module(f"autograder.suites.{item.suite}")
-    return list(module.CASES)
+    exercise, _ = item_for(item.grade_id)
+    shown = _released_text(exercise.path)
+    return [replace(case, public=True) if not case.public and _spelled_out(case, shown) else case
+            for case in module.CASES]
+
+
+RELEASE = reference.REPOSITORY / "notebooks"
+
+
+@cache
+def _released_text(path: str) -> str:
+    """Every cell of the student copy of a notebook, with white space squeezed ("" if none)."""
+    try:
+        cells = json.loads((RELEASE / path).read_text(encoding="utf-8"))["cells"]
+        text = "\n".join("".join(cell["source"]) if isinstance(cell["source"], list)
+                         else cell["source"] for cell in cells)
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+    return " ".join(text.split())
+
+
+def _spelled_out(case: Case, shown: str) -> bool:
+    """Whether the student copy writes out this call's arguments (as a self-check does)."""
+    if case.probe != "call" or case.kwargs or not case.args or not shown:
+        return False
+    for quote in ("'", '"'):
+        parts = [_as_source(arg, quote) for arg in case.args]
+        if None not in parts and " ".join(", ".join(parts).split()) in shown:
+            return True
+    return False
+
+
+def _as_source(value: object, quote: str) -> str | None:
+    """`value` as it would be written in a notebook's code, or None for anything complex."""
+    if isinstance(value, str):
+        text = repr(value)
+        if quote == '"' and "'" not in value and '"' not in value:
+            text = '"' + value + '"'
+        return text
+    if isinstance(value, bool) or value is None or isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, datetime) and value.tzinfo is None:
+        parts = [value.year, value.month, value.day, value.hour, value.minute, value.second,
+                 value.microsecond]
+        while len(parts) > 3 and parts[-1] == 0:
+            parts.pop()
+        return f"datetime({', '.join(map(str, parts))})"
+    if isinstance(value, (date, time, timedelta)):
+        return None
+    if isinstance(value, (list, tuple)) and len(value) <= 20:
+        inner = [_as_source(v, quote) for v in value]
+        if None in inner:
+            return None
+        body = ", ".join(inner)
+        if isinstance(value, list):
+            return f"[{body}]"
+        return f"({body},)" if len(inner) == 1 else f"({body})"
+    if isinstance(value, dict) and len(value) <= 20:
+        inner = [(_as_source(k, quote), _as_source(v, quote)) for k, v in value.items()]
+        if any(None in pair for pair in inner):
+            return None
+        return "{" + ", ".join(f"{k}: {v}" for k, v in inner) + "}"
+    return None
 
 
 def case_id(item: GradedItem, index: int) -> str:
@@ -136,12 +205,22 @@ def _dict_differences(expected: object, actual: object) -> str:
     return "; ".join(parts[:4]) + (f"; and {len(parts) - 4} more" if len(parts) > 4 else "")
 
 
-def judge(case: Case, expected: dict, actual: dict | None) -> tuple[bool, str]:
-    """Compare one outcome with the reference's; return (passed, message for the student)."""
+def judge(case: Case, expected: dict, actual: dict | None,
+          reveal: bool = True) -> tuple[bool, str]:
+    """Compare one outcome with the reference's; return (passed, message for the student).
+
+    With `reveal` False the message shows the call and what the student's code did, never
+    the expected outcome (see `Case.public`)."""
     actual = actual if isinstance(actual, dict) else {}
     call_text = case.call_text()
     if "tampered" in actual:
         return False, f"{call_text}: {describe(actual)}"
+    if not reveal:
+        passed, _ = judge(case, expected, actual)
+        if passed or "raised" in expected or "value" in expected:
+            return passed, "" if passed else (
+                f"{call_text}: your code gave {describe(actual)}, which is not what the rules "
+                "ask for (this hidden test does not show its expected answer)")
     if "raised" in expected:
         mro = actual.get("mro")
         if not (isinstance(mro, list) and expected["raised"] in mro):
@@ -163,14 +242,18 @@ def judge(case: Case, expected: dict, actual: dict | None) -> tuple[bool, str]:
     raise RuntimeError(f"the reference solution failed on {call_text}: {describe(expected)}")
 
 
-def score(exercise: Exercise, item: GradedItem, outcomes: dict[str, dict]) -> list[Verdict]:
-    """Verdicts for one graded item from the outcomes a run produced (keyed by case id)."""
+def score(exercise: Exercise, item: GradedItem, outcomes: dict[str, dict],
+          show_expected: bool = False) -> list[Verdict]:
+    """Verdicts for one graded item from the outcomes a run produced (keyed by case id).
+    Failure messages show expected outcomes for public cases only, unless `show_expected`
+    (an instructor's choice, after the deadline)."""
     cases = cases_for(item)
     expected = expected_outcomes(item.grade_id)
     total_weight = sum(case.weight for case in cases)
     verdicts = []
     for index, case in enumerate(cases):
-        passed, message = judge(case, expected[index], outcomes.get(case_id(item, index)))
+        passed, message = judge(case, expected[index], outcomes.get(case_id(item, index)),
+                                reveal=show_expected or case.public)
         max_points = item.points * case.weight / total_weight
         verdicts.append(Verdict(case, passed, message, max_points if passed else 0.0, max_points))
     return verdicts
