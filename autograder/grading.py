@@ -10,6 +10,7 @@ outcome never arrived fails with a sentence that says why.
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import asdict, dataclass, field, replace
 from functools import cache
@@ -17,9 +18,10 @@ from pathlib import Path
 
 from . import runner, suite
 from .notebook import NotebookError, extract, read_notebook
-from .reference import SOLUTIONS, nbgrader_meta
-from .rubric import EXERCISES, Exercise, exercise_for
+from .reference import SOLUTIONS, nbgrader_meta, source_notebook
+from .rubric import EXERCISES, Exercise, exercise_for, item_for
 from .sandbox import plain
+from .sandbox.probes import PROBES
 
 MAX_CELL_PROBLEMS = 20
 MAX_FLAGS = 20
@@ -161,6 +163,20 @@ def prepare(exercises: tuple[Exercise, ...] = EXERCISES) -> list[str]:
 
 
 def _check_reference(exercise: Exercise, grade_id: str) -> None:
+    """Refuse, with one sentence, a suite or reference that would judge wrongly: a probe that
+    does not exist, a reference that raises anything but the contract's ValueError or gives no
+    answer, a grade cell that calls the hidden tests of another item."""
+    try:
+        _, item = item_for(grade_id)
+        cases = suite.cases_for(item)
+    except Exception as error:
+        raise GraderError(f"the hidden tests {grade_id} could not be read "
+                          f"({type(error).__name__}: {error})") from None
+    unknown = sorted({case.probe for case in cases if case.probe not in PROBES})
+    if unknown:
+        raise GraderError(f"the hidden tests {grade_id} name a probe that does not exist: "
+                          f"{', '.join(unknown)} (known: see autograder/sandbox/probes/)")
+    _check_grade_cells(exercise)
     try:
         expected = suite.expected_outcomes(grade_id)
         _cases(exercise)
@@ -168,9 +184,30 @@ def _check_reference(exercise: Exercise, grade_id: str) -> None:
         raise GraderError(f"the reference solution of {exercise.path} could not be run for "
                           f"{grade_id} ({type(error).__name__}: {error})") from None
     for index, outcome in enumerate(expected):
+        if "raised" in outcome and not set(outcome.get("mro", [])) & set(suite.ANSWER_ERRORS):
+            raise GraderError(f"the reference solution of {exercise.path} raises "
+                              f"{suite.describe(outcome)} on case {index} of {grade_id} "
+                              f"({cases[index].name}); a case expects a value or one of "
+                              f"{', '.join(suite.ANSWER_ERRORS)}")
         if "value" not in outcome and "raised" not in outcome:
             raise GraderError(f"the reference solution of {exercise.path} gives no answer for "
                               f"case {index} of {grade_id}: {suite.describe(outcome)}")
+
+
+GRADE_CELL_CALL = re.compile(r"""grade_cell\(\s*(['"])(?P<id>[^'"]*)\1""")
+
+
+def _check_grade_cells(exercise: Exercise) -> None:
+    """Every grade cell of the source notebook runs the hidden tests of its own grade_id."""
+    for cell in source_notebook(exercise).cells:
+        meta = nbgrader_meta(cell)
+        if not meta.get("grade") or cell.get("cell_type") != "code":
+            continue
+        for match in GRADE_CELL_CALL.finditer(cell.source):
+            if match["id"] != meta.get("grade_id"):
+                raise GraderError(
+                    f"the grade cell {meta.get('grade_id')!r} of {exercise.path} runs the "
+                    f"hidden tests of {match['id']!r}; each grade cell must run its own")
 
 
 @cache
