@@ -25,10 +25,24 @@ from .sandbox.probes import PROBES
 
 PACKAGE = Path(__file__).resolve().parent
 DATA = PACKAGE.parent / "data"
-# The grading core: a change here can change any score (reports are rebuilt from saved results).
-CORE = ("rubric.py", "suite.py", "reference.py", "notebook.py", "grading.py", "runner.py",
-        "sandbox/__init__.py", "sandbox/plain.py", "sandbox/harness.py", "sandbox/worker.py",
-        "sandbox/probes/__init__.py")
+SUITES = PACKAGE / "suites"
+PROBE_MODULES = PACKAGE / "sandbox" / "probes"
+
+
+def core_files() -> list[Path]:
+    """Every file of the package that is not one exercise's own (its suites, its probes): a
+    change to any of them may change any verdict, so it regrades every notebook. Found by
+    listing the package, never by a hand-kept list."""
+    found = []
+    for path in PACKAGE.rglob("*"):
+        if not path.is_file() or "__pycache__" in path.parts or path.suffix in (".pyc", ".pyo"):
+            continue
+        if path.parent == SUITES and path.name != "__init__.py":
+            continue
+        if path.parent == PROBE_MODULES and path.name != "__init__.py":
+            continue
+        found.append(path)
+    return found
 
 
 class BatchError(Exception):
@@ -92,13 +106,15 @@ def discover(submitted: Path, out: Path | None = None) -> list[Submission]:
 
 
 def fingerprint(options: grading.Options, exercise: Exercise | None = None) -> str:
-    """A hash of everything that decides a score of `exercise`'s notebooks: the grading core,
-    the course data, and the exercise's suites, probes and reference solution. A change to
+    """A hash of everything that decides a score of `exercise`'s notebooks: every file of the
+    grading package (`core_files`), the course data, the limits, and the exercise's suites,
+    probes, reference solution and student copy (which decides the public cases). A change to
     one exercise regrades only that exercise's notebooks."""
-    files = [PACKAGE / name for name in CORE]
+    files = core_files()
     files += [path for path in DATA.rglob("*") if path.is_file()]
     if exercise is not None:
         files.append(grading.SOLUTIONS / exercise.path)
+        files.append(suite.RELEASE / exercise.path)
         for item in exercise.items:
             files.append(PACKAGE / "suites" / f"{item.suite}.py")
             try:
@@ -117,8 +133,9 @@ def fingerprint(options: grading.Options, exercise: Exercise | None = None) -> s
         except OSError:
             digest.update(b"<missing>")
         digest.update(b"\0")
-    digest.update(repr((options.time_limit, options.memory_limit_mb,
-                        options.sandbox.kind, options.show_expected)).encode())
+    limits = options.limits(exercise) if exercise is not None else None
+    digest.update(repr((options.time_limit, options.memory_limit_mb, options.processes,
+                        options.sandbox.kind, options.show_expected, limits)).encode())
     return digest.hexdigest()
 
 
