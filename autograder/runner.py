@@ -17,6 +17,7 @@ before any notebook code runs.
 from __future__ import annotations
 
 import ctypes
+import functools
 import json
 import os
 import secrets
@@ -30,6 +31,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from . import seccomp
 
 SANDBOX_PACKAGE = Path(__file__).resolve().parent / "sandbox"
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -125,10 +128,24 @@ def bwrap_works() -> bool:
 
 def _namespace_flags() -> list[str]:
     if os.geteuid() == 0:
-        # As root no user namespace is needed, so the worker can still drop to its own uid.
+        # As root no user namespace is needed, so the worker can still drop to its own uid;
+        # the seccomp filter (seccomp.py) refuses new namespaces of every kind inside.
         return ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
                 "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
-    return ["--unshare-all", "--die-with-parent", "--new-session"]
+    flags = ["--unshare-all", "--die-with-parent", "--new-session"]
+    if _bwrap_supports("--disable-userns"):  # bubblewrap 0.8 and later
+        flags.append("--disable-userns")
+    return flags
+
+
+@functools.cache
+def _bwrap_supports(option: str) -> bool:
+    try:
+        shown = subprocess.run([shutil.which("bwrap") or "bwrap", "--help"], capture_output=True,
+                               text=True, timeout=20, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return option in shown.stdout + shown.stderr
 
 
 @dataclass(frozen=True)
@@ -157,7 +174,7 @@ class Sandbox:
         return Sandbox("plain")
 
     def command(self, folder: str, limits: Limits, results_fd: int, assignment: str,
-                uid: int = UNPRIVILEGED) -> list[str]:
+                uid: int = UNPRIVILEGED, seccomp_fd: int | None = None) -> list[str]:
         python = sys.executable
         rlimits = ",".join(str(v) for v in (
             (limits.memory_mb + INTERPRETER_MB) * 2**20,
@@ -175,6 +192,8 @@ class Sandbox:
             return worker
         workdir = f"/course/scratch/{assignment or 'work'}"
         args = [shutil.which("bwrap") or "bwrap", *_namespace_flags(), "--clearenv"]
+        if seccomp_fd is not None:
+            args += ["--seccomp", str(seccomp_fd)]
         for name, value in _environment("/tmp").items():
             args += ["--setenv", name, value]
         args += ["--ro-bind", "/usr", "/usr"]
@@ -200,6 +219,19 @@ class Sandbox:
                  "--perms", "1777", "--size", str(SCRATCH_BYTES), "--tmpfs", workdir,
                  "--chdir", workdir]
         return args + ["--", *worker[:4], "/grader", *worker[5:]]
+
+
+def _seccomp_pipe() -> int | None:
+    """A pipe holding the sandbox's seccomp filter for bwrap to read, or None (unknown machine)."""
+    program = seccomp.program()
+    if program is None:
+        return None
+    read_end, write_end = os.pipe()  # a few hundred bytes: the pipe's buffer holds them
+    try:
+        os.write(write_end, program)
+    finally:
+        os.close(write_end)
+    return read_end
 
 
 def _environment(home: str) -> dict[str, str]:
@@ -437,9 +469,11 @@ def run(job: dict, limits: Limits, sandbox: Sandbox, assignment: str = "") -> Ru
     if not sandbox.isolated:
         holder, scratch = _scratch_folder(assignment, uid)
     read_end, write_end = os.pipe()
+    filter_fd = _seccomp_pipe() if sandbox.isolated else None
+    passed = (write_end,) if filter_fd is None else (write_end, filter_fd)
     folder = str(SANDBOX_PACKAGE.parent)
     group = _Cgroup((limits.memory_mb + INTERPRETER_MB) * 2**20, limits.processes, limits.cpus)
-    command = group.wrap(sandbox.command(folder, limits, write_end, assignment, uid))
+    command = group.wrap(sandbox.command(folder, limits, write_end, assignment, uid, filter_fd))
     started = time.monotonic()
     try:
         with _live_lock:
@@ -447,17 +481,21 @@ def run(job: dict, limits: Limits, sandbox: Sandbox, assignment: str = "") -> Ru
                 return result
             process = subprocess.Popen(
                 command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                pass_fds=(write_end,), start_new_session=True, close_fds=True,
+                pass_fds=passed, start_new_session=True, close_fds=True,
                 cwd=scratch, env=None if sandbox.isolated else _environment(str(scratch)))
             _live.add(process)
     except OSError:
         os.close(read_end)
         os.close(write_end)
+        if filter_fd is not None:
+            os.close(filter_fd)
         group.remove()
         if holder:
             holder.cleanup()
         raise
     os.close(write_end)
+    if filter_fd is not None:
+        os.close(filter_fd)
     stdout, stderr, events = _Sink(OUTPUT_CAP), _Sink(OUTPUT_CAP), _Sink(RESULTS_CAP)
     try:
         result.timed_out = _pump(process, json.dumps(job).encode(), read_end,

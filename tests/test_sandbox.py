@@ -300,3 +300,49 @@ def test_the_sandbox_scores_exactly_like_the_grade_cells(tmp_path, entry):
     expected = fixtures.score_in_process(notebook, exercise)
     assert {item.grade_id: item.score for item in result.items} == expected
     assert result.score == round(sum(expected.values()), 2) < exercise.max_score
+
+
+@needs_bwrap
+def test_no_new_namespaces_inside_the_sandbox(tmp_path):
+    """New user (or other) namespaces would reach kernel code that a plain user cannot: the
+    seccomp filter refuses them (and bubblewrap's --disable-userns where it runs unprivileged)."""
+    code = """
+import subprocess
+for flags in (["-U"], ["-Ur"], ["-n"], ["-m"]):
+    done = subprocess.run(["unshare", *flags, "true"], capture_output=True)
+    print("UNSHARE", flags[0], "REFUSED" if done.returncode else "ALLOWED")
+"""
+    result = grade(tmp_path, code)
+    assert result.score == PARSE.max_score
+    lines = [line for line in result.stdout.splitlines() if line.startswith("UNSHARE")]
+    assert len(lines) == 4 and all(line.endswith("REFUSED") for line in lines), result.stdout
+
+
+@needs_bwrap
+def test_what_reaches_past_python_is_refused_and_flagged(tmp_path):
+    """ctypes, a process's memory, audit hooks and tracing of the grader's frames are refused
+    in the student's own cell, and the instructor sees each attempt as a flag."""
+    code = """
+import os, sys
+attempts = {
+    "ctypes": lambda: __import__("ctypes"),
+    "memory": lambda: open(f"/proc/{os.getpid()}/mem", "rb"),
+    "memory link": lambda: (os.symlink("/proc/self/mem", "m"), open("m", "rb")),
+    "trace": lambda: sys.settrace(lambda *args: None),
+}
+for name, attempt in attempts.items():
+    try:
+        attempt()
+        print("ESCAPED", name)
+    except Exception as error:
+        print("REFUSED", name, type(error).__name__)
+heard = []
+sys.addaudithook(lambda event, args: heard.append(event))  # Python drops it without a word
+open(os.devnull).close()
+print("ESCAPED hook" if heard else "REFUSED hook")
+"""
+    result = grade(tmp_path, code)
+    assert result.score == PARSE.max_score
+    assert "ESCAPED" not in result.stdout and result.stdout.count("REFUSED") == 5, result.stdout
+    for attempt in ("import ctypes", "/mem", "add an audit hook", "sys.settrace"):
+        assert any(attempt in flag for flag in result.flags), (attempt, result.flags)
