@@ -346,3 +346,21 @@ print("ESCAPED hook" if heard else "REFUSED hook")
     assert "ESCAPED" not in result.stdout and result.stdout.count("REFUSED") == 5, result.stdout
     for attempt in ("import ctypes", "/mem", "add an audit hook", "sys.settrace"):
         assert any(attempt in flag for flag in result.flags), (attempt, result.flags)
+
+
+def test_each_sandbox_gets_a_cpu_share_cap_of_its_own():
+    """One core's worth of time at most, and an equal weight beside every other sandbox, so
+    that spinners one submission starts cannot starve a neighbour (cgroups, as root)."""
+    group = runner._Cgroup(256 * 2**20, 16, cpus=1.0)
+    try:
+        if not group.folders:
+            pytest.skip("this process may not create control groups (not root, or no cgroups)")
+        files = {path.name: path.read_text().split() for folder in group.folders
+                 for path in folder.iterdir() if path.name.startswith("cpu.")}
+        if "cpu.max" in files:  # cgroup v2
+            assert files["cpu.max"] == ["100000", "100000"] and files["cpu.weight"] == ["100"]
+        else:
+            assert files["cpu.cfs_quota_us"] == ["100000"], sorted(files)
+            assert files["cpu.cfs_period_us"] == ["100000"] and files["cpu.shares"] == ["1024"]
+    finally:
+        group.remove()
