@@ -366,9 +366,25 @@ def _watch_server(pid: int, progress: int, cases: list, start: int, send, wait4,
                   kill) -> int:
     """Wait for a case server; stop it when one case waits past its wall-clock backstop.
     Returns the index of the next case to run (len(cases) when nothing is left)."""
-    current, since, cpu_at_start = start, time.monotonic(), 0.0
-    finished = False
-    buffer = b""
+    state = {"current": start, "since": time.monotonic(), "cpu": 0.0, "finished": False,
+             "buffer": b""}
+
+    def take(data: bytes) -> None:
+        state["buffer"] += data
+        while b"\n" in state["buffer"]:
+            line, state["buffer"] = state["buffer"].split(b"\n", 1)
+            words = line.split()
+            if words in ([b"end"], [b"stop"]):
+                state["finished"] = True
+            elif len(words) == 2 and words[0].isdigit() \
+                    and start <= int(words[0]) < len(cases):
+                state["current"], state["since"] = int(words[0]), time.monotonic()
+                try:
+                    state["cpu"] = float(words[1])
+                except ValueError:
+                    state["cpu"] = 0.0
+        state["buffer"] = state["buffer"][-4096:]
+
     try:
         handle = os.pidfd_open(pid)
     except (AttributeError, OSError):
@@ -377,8 +393,8 @@ def _watch_server(pid: int, progress: int, cases: list, start: int, send, wait4,
         done, status, usage = wait4(pid, os.WNOHANG)
         if done == pid:
             break
-        limit = float(cases[current].get("timeout", 5.0)) if current < len(cases) else 5.0
-        left = since + wall_backstop(limit) - time.monotonic()
+        limit = float(cases[state["current"]].get("timeout", 5.0))
+        left = state["since"] + wall_backstop(limit) - time.monotonic()
         if left <= 0:
             kill(pid, signal.SIGKILL)
             _, status, usage = wait4(pid, 0)
@@ -388,20 +404,19 @@ def _watch_server(pid: int, progress: int, cases: list, start: int, send, wait4,
                                     [], [], min(left, 0.05 if handle is None else 1.0))
         if progress in ready:
             data = os.read(progress, 4096)
-            buffer += data
-            while b"\n" in buffer:
-                line, buffer = buffer.split(b"\n", 1)
-                words = line.split()
-                if words in ([b"end"], [b"stop"]):
-                    finished = True
-                elif len(words) == 2 and words[0].isdigit():
-                    current, since = int(words[0]), time.monotonic()
-                    try:
-                        cpu_at_start = float(words[1])
-                    except ValueError:
-                        cpu_at_start = 0.0
+            take(data)
             if not data and handle is None:
                 time.sleep(0.005)
+    os.set_blocking(progress, False)
+    try:  # what the server wrote just before it ended (a bounded amount)
+        for _ in range(16):
+            data = os.read(progress, 65536)
+            if not data:
+                break
+            take(data)
+    except OSError:
+        pass
+    current, finished, cpu_at_start = state["current"], state["finished"], state["cpu"]
     os.close(progress)
     if handle is not None:
         os.close(handle)
