@@ -66,3 +66,24 @@ def test_a_slow_honest_next_run_scores_the_same_beside_cpu_burners(tmp_path):
         f"quiet: {quiet.score} in {quiet_seconds:.0f} s, beside burners: {busy.score} in "
         f"{busy_seconds:.0f} s; lost: {lost}")
     assert not busy.timed_out and not busy.problems
+
+
+def test_a_time_out_is_never_reused_by_a_rerun(tmp_path):
+    """A time-out may be the machine's doing: grade-batch saves it but grades it again."""
+    parse = exercise_for("01_parse_cron_field")
+    endless = "def parse_cron_field(field, low, high):\n    while True:\n        pass\n"
+    submitted = tmp_path / "submitted"
+    for student, answer in (("ann", None), ("lou", endless)):
+        answers = {"answer_parse_cron_field": answer} if answer else None
+        path = submitted / student / parse.assignment / f"{parse.notebook}.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(fixtures.build_submission(parse, answers) if answers
+                       else fixtures.honest_submission(parse), path)
+    command = [sys.executable, "-m", "autograder", "grade-batch", str(submitted), "--out",
+               str(tmp_path / "out"), "--time-limit", "2"]
+    first = subprocess.run(command, cwd=REPOSITORY, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0 and "graded 2 notebooks" in first.stderr, first.stderr
+    again = subprocess.run(command, cwd=REPOSITORY, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert "graded 1 notebooks, skipped 1 unchanged" in again.stderr, again.stderr
+    assert "lou/" in again.stderr and "ann/" not in again.stderr.split("graded 1")[0]
