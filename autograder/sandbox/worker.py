@@ -48,7 +48,7 @@ import signal
 import sys
 import time
 
-from . import guard, plain
+from . import guard
 from .harness import StepTimeout, run_case, run_cell, wall_backstop
 
 UNPRIVILEGED = 65534  # "nobody", when the parent names no uid of its own for this run
@@ -426,10 +426,6 @@ def _watch_server(pid: int, progress: int, cases: list, start: int, send, wait4,
     code = "timeout" if status is None else os.waitstatus_to_exitcode(status)
     send({"ended": cases[current]["id"], "status": code, "cpu": round(max(cpu, 0.0), 3)})
     return current + 1
-
-
-def _unused() -> None:  # keep the plain codec loaded before the snapshot
-    plain.to_plain(None)
 
 
 if __name__ == "__main__":
