@@ -38,10 +38,24 @@ from .sandbox.probes import PROBES
 
 PACKAGE = Path(__file__).resolve().parent
 DATA = PACKAGE.parent / "data"
-# The grading core: a change here can change any score (reports are rebuilt from saved results).
-CORE = ("rubric.py", "suite.py", "reference.py", "notebook.py", "grading.py", "runner.py",
-        "sandbox/__init__.py", "sandbox/plain.py", "sandbox/harness.py", "sandbox/worker.py",
-        "sandbox/probes/__init__.py")
+SUITES = PACKAGE / "suites"
+PROBE_MODULES = PACKAGE / "sandbox" / "probes"
+
+
+def core_files() -> list[Path]:
+    """Every file of the package that is not one exercise's own (its suites, its probes): a
+    change to any of them may change any verdict, so it regrades every notebook. Found by
+    listing the package, never by a hand-kept list."""
+    found = []
+    for path in PACKAGE.rglob("*"):
+        if not path.is_file() or "__pycache__" in path.parts or path.suffix in (".pyc", ".pyo"):
+            continue
+        if path.parent == SUITES and path.name != "__init__.py":
+            continue
+        if path.parent == PROBE_MODULES and path.name != "__init__.py":
+            continue
+        found.append(path)
+    return found
 
 
 Submission = discovery.Submission
@@ -138,13 +152,15 @@ def progress_note(text: str, width: int = 70) -> str:
 
 
 def fingerprint(options: grading.Options, exercise: Exercise | None = None) -> str:
-    """A hash of everything that decides a score of `exercise`'s notebooks: the grading core,
-    the course data, and the exercise's suites, probes and reference solution. A change to
+    """A hash of everything that decides a score of `exercise`'s notebooks: every file of the
+    grading package (`core_files`), the course data, the limits, and the exercise's suites,
+    probes, reference solution and student copy (which decides the public cases). A change to
     one exercise regrades only that exercise's notebooks."""
-    files = [PACKAGE / name for name in CORE]
+    files = core_files()
     files += [path for path in DATA.rglob("*") if path.is_file()]
     if exercise is not None:
         files.append(grading.SOLUTIONS / exercise.path)
+        files.append(suite.RELEASE / exercise.path)
         for item in exercise.items:
             files.append(PACKAGE / "suites" / f"{item.suite}.py")
             try:
@@ -157,14 +173,18 @@ def fingerprint(options: grading.Options, exercise: Exercise | None = None) -> s
                     files.append(Path(module.__file__))
     digest = hashlib.sha256()
     for path in sorted(set(files)):
-        digest.update(str(path).encode() + b"\0")
+        # Named relative to the repository, so that machines grading shards of one class
+        # from checkouts in different places agree.
+        shown = path.relative_to(PACKAGE.parent) if PACKAGE.parent in path.parents else path
+        digest.update(str(shown).encode() + b"\0")
         try:
             digest.update(path.read_bytes())
         except OSError:
             digest.update(b"<missing>")
         digest.update(b"\0")
-    digest.update(repr((options.time_limit, options.memory_limit_mb,
-                        options.sandbox.kind)).encode())
+    limits = options.limits(exercise) if exercise is not None else None
+    digest.update(repr((options.time_limit, options.memory_limit_mb, options.processes,
+                        options.sandbox.kind, options.show_expected, limits)).encode())
     return digest.hexdigest()
 
 
@@ -199,7 +219,8 @@ def _load(saved: Path, sha: str, grader: str) -> grading.NotebookResult | None:
         if data.get("sha256") == sha and data.get("fingerprint") == grader:
             result = grading.NotebookResult.from_dict(data["result"])
             json.dumps(report.results_json([result]))  # it must be writable, too
-            return result
+            # A time-out may be the machine's doing, not the notebook's: never final.
+            return None if result.timed_out else result
     except Exception:  # a damaged file is a cache miss, never the end of the batch
         pass
     return None

@@ -65,13 +65,18 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--jobs", type=int, default=DEFAULT_JOBS, metavar="N",
                          help=f"notebooks graded at once (default {DEFAULT_JOBS})")
         sub.add_argument("--time-limit", type=float, metavar="SECONDS",
-                         help="wall-clock limit per notebook (default: the rubric's, 60 s)")
+                         help="CPU-time limit per notebook (default: the rubric's, 60 s); "
+                              "a notebook that only waits is stopped after twice that plus 20 s")
         sub.add_argument("--memory-limit", type=int, metavar="MIB",
                          help="memory limit per notebook (default: the rubric's, 1024 MiB)")
         sub.add_argument("--sandbox", choices=("auto", "required", "off"), default="auto",
                          help="auto (default): bubblewrap if it works, else reduced isolation "
                               "with a warning; required: refuse to grade without bubblewrap; "
                               "off: no isolation, UNSAFE, for debugging the grader only")
+        sub.add_argument("--show-expected", action="store_true",
+                         help="show the expected answer of every failed hidden test in the "
+                              "feedback (for after the deadline; by default only the "
+                              "notebook's own examples show theirs)")
 
     grade = commands.add_parser(
         "grade", help="grade one student's notebooks into one results.json",
@@ -160,7 +165,8 @@ def _options(args: argparse.Namespace) -> grading.Options:
         runner.become_subreaper()
     # Every sandbox runs as a uid of its own, so the process limit is per notebook.
     return grading.Options(sandbox=sandbox, time_limit=args.time_limit,
-                           memory_limit_mb=args.memory_limit, processes=64)
+                           memory_limit_mb=args.memory_limit, processes=64,
+                           show_expected=args.show_expected)
 
 
 def _grade(args: argparse.Namespace) -> int:

@@ -10,6 +10,7 @@ outcome never arrived fails with a sentence that says why.
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import asdict, dataclass, field, replace
 from functools import cache
@@ -17,11 +18,13 @@ from pathlib import Path
 
 from . import runner, suite
 from .notebook import MAX_CODE_CHARACTERS, NotebookError, NotebookRefused, extract, read_notebook
-from .reference import SOLUTIONS, nbgrader_meta
-from .rubric import EXERCISES, Exercise, exercise_for
+from .reference import SOLUTIONS, nbgrader_meta, source_notebook
+from .rubric import EXERCISES, Exercise, exercise_for, item_for
 from .sandbox import plain
+from .sandbox.probes import PROBES
 
 MAX_CELL_PROBLEMS = 20
+MAX_FLAGS = 20
 _READY: set[str] = set()  # grade_ids whose expected outcomes prepare() computed
 _BROKEN: dict[str, str] = {}  # notebook -> why its reference solution cannot be used
 
@@ -36,6 +39,9 @@ class Options:
     time_limit: float | None = None  # None: the rubric's limit for each exercise
     memory_limit_mb: int | None = None
     processes: int = 64
+    # Feedback shows expected answers for public cases only, unless this is set (an instructor's
+    # choice once the deadline has passed): see suite.Case.public.
+    show_expected: bool = False
 
     def limits(self, exercise: Exercise) -> runner.Limits:
         seconds = self.time_limit or exercise.time_limit
@@ -52,6 +58,9 @@ class TestResult:
     max_score: float
     output: str  # why it failed, or "passed"
     passed: bool
+    # Gradescope's visibility: "visible" when the output may show the expected answer (a public
+    # case, or --show-expected), else "after_due_date".
+    visibility: str = "visible"
 
 
 @dataclass
@@ -78,8 +87,10 @@ class NotebookResult:
     readable: bool = True  # False when the file could not be read or recognised
     grader_failed: bool = False  # a bug in the grader, not the notebook: never saved
     # What the grader noticed as tampering (a refused file, forged or duplicated outcomes on
-    # the results channel, poisoned probes): one sentence each, for the instructor.
+    # the results channel, poisoned probes, refused operations): one sentence each, for the
+    # instructor.
     flags: list[str] = field(default_factory=list)
+    timed_out: bool = False  # a cell, a test or the notebook hit a time limit: never final
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -152,6 +163,20 @@ def prepare(exercises: tuple[Exercise, ...] = EXERCISES) -> list[str]:
 
 
 def _check_reference(exercise: Exercise, grade_id: str) -> None:
+    """Refuse, with one sentence, a suite or reference that would judge wrongly: a probe that
+    does not exist, a reference that raises anything but the contract's ValueError or gives no
+    answer, a grade cell that calls the hidden tests of another item."""
+    try:
+        _, item = item_for(grade_id)
+        cases = suite.cases_for(item)
+    except Exception as error:
+        raise GraderError(f"the hidden tests {grade_id} could not be read "
+                          f"({type(error).__name__}: {error})") from None
+    unknown = sorted({case.probe for case in cases if case.probe not in PROBES})
+    if unknown:
+        raise GraderError(f"the hidden tests {grade_id} name a probe that does not exist: "
+                          f"{', '.join(unknown)} (known: see autograder/sandbox/probes/)")
+    _check_grade_cells(exercise)
     try:
         expected = suite.expected_outcomes(grade_id)
         _cases(exercise)
@@ -159,9 +184,30 @@ def _check_reference(exercise: Exercise, grade_id: str) -> None:
         raise GraderError(f"the reference solution of {exercise.path} could not be run for "
                           f"{grade_id} ({type(error).__name__}: {error})") from None
     for index, outcome in enumerate(expected):
+        if "raised" in outcome and not set(outcome.get("mro", [])) & set(suite.ANSWER_ERRORS):
+            raise GraderError(f"the reference solution of {exercise.path} raises "
+                              f"{suite.describe(outcome)} on case {index} of {grade_id} "
+                              f"({cases[index].name}); a case expects a value or one of "
+                              f"{', '.join(suite.ANSWER_ERRORS)}")
         if "value" not in outcome and "raised" not in outcome:
             raise GraderError(f"the reference solution of {exercise.path} gives no answer for "
                               f"case {index} of {grade_id}: {suite.describe(outcome)}")
+
+
+GRADE_CELL_CALL = re.compile(r"""grade_cell\(\s*(['"])(?P<id>[^'"]*)\1""")
+
+
+def _check_grade_cells(exercise: Exercise) -> None:
+    """Every grade cell of the source notebook runs the hidden tests of its own grade_id."""
+    for cell in source_notebook(exercise).cells:
+        meta = nbgrader_meta(cell)
+        if not meta.get("grade") or cell.get("cell_type") != "code":
+            continue
+        for match in GRADE_CELL_CALL.finditer(cell.source):
+            if match["id"] != meta.get("grade_id"):
+                raise GraderError(
+                    f"the grade cell {meta.get('grade_id')!r} of {exercise.path} runs the "
+                    f"hidden tests of {match['id']!r}; each grade cell must run its own")
 
 
 @cache
@@ -227,9 +273,10 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
                            f"({type(error).__name__})", path)
     limits = options.limits(exercise)
     job = {"prelude": extracted.prelude, "cells": extracted.cells,
-           "cases": list(_cases(exercise)), "cell_timeout": limits.cell_time}
+           "cases": list(_cases(exercise)), "cell_timeout": limits.cell_time,
+           "cpu_budget": limits.time}
     run = runner.run(job, limits, options.sandbox, exercise.assignment)
-    result = score_run(exercise, run, limits, shown,
+    result = score_run(exercise, run, limits, shown, options.show_expected,
                        labels={f"setup cell {index + 1}" for index in range(len(job["prelude"]))}
                        | {cell["label"] for cell in extracted.cells})
     result.problems[:0] = extracted.problems
@@ -263,18 +310,21 @@ def grade_safely(path: Path, options: Options, shown_as: str | None = None,
 
 
 def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
-              shown: str, labels: set[str] | frozenset[str] = frozenset()) -> NotebookResult:
+              shown: str, show_expected: bool = False,
+              labels: set[str] | frozenset[str] = frozenset()) -> NotebookResult:
     """Verdicts for every case of `exercise` from what one sandbox run reported.
 
     A cell is named only by a label the grader itself gave it (`labels`, from the job), never
     by text from the sandbox. Outcomes for cases the job did not ask for, a second outcome for
-    one case and events after "done" are ignored and flagged as tampering."""
+    one case (unless the worker's relay marks it tampered) and events after "done" are ignored
+    and flagged as tampering, as are the flags the relay reports."""
     wanted = {case["id"] for case in _cases(exercise)}
     outcomes: dict[str, dict] = {}
     problems: list[str] = []
+    flags: list[str] = []
     cell_problems = 0
     forged = duplicated = after_done = 0
-    done = False
+    done = stopped = timed_out = False
     for event in run.events:
         kind, ident = event.get("event"), event.get("id")
         if done:
@@ -282,29 +332,45 @@ def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
         elif kind == "done":
             done = True
         elif kind == "case":
-            if not isinstance(ident, str) or ident not in wanted:
+            outcome = clean_outcome(event.get("outcome"))
+            if not isinstance(ident, str) or ident not in wanted or outcome is None:
                 forged += 1
-            elif ident in outcomes:
-                duplicated += 1
+            elif ident not in outcomes:
+                outcomes[ident] = outcome
+                timed_out = timed_out or "timeout" in outcome
+            elif "tampered" in outcome:  # the worker's relay says the case was tampered with
+                outcomes[ident] = outcome
             else:
-                outcome = clean_outcome(event.get("outcome"))
-                if outcome is not None:
-                    outcomes[ident] = outcome
-                else:
-                    forged += 1
+                duplicated += 1
         elif kind == "cell":
             cell_problems += 1
+            error = event.get("error")
+            timed_out = timed_out or isinstance(error, dict) and "timeout" in error
             if cell_problems <= MAX_CELL_PROBLEMS:
                 problems.append(_cell_problem(event, labels))
+        elif kind == "flag" and isinstance(event.get("text"), str) and len(flags) < MAX_FLAGS:
+            text = plain_text(event["text"], 200)
+            if text not in flags:
+                flags.append(text)
+        elif kind == "stopped":
+            stopped = True
         else:
             forged += 1
-    flags = [f"the results channel carried {count} {what}" for count, what in (
+    flags += [f"the results channel carried {count} {what}" for count, what in (
         (forged, "outcomes or events the grader did not ask for or could not read"),
         (duplicated, "second outcomes for tests that already had one"),
         (after_done, "events after the end of the run")) if count]
     if cell_problems > MAX_CELL_PROBLEMS:
         problems.append(f"... and {cell_problems - MAX_CELL_PROBLEMS} more cells failed")
-    missing_reason = _missing_reason(run, limits)
+    died = sorted({outcome["died"] for outcome in outcomes.values() if "died" in outcome})
+    if died:
+        count = sum(1 for outcome in outcomes.values() if "died" in outcome)
+        problems.append(f"in {count} hidden test{'s' if count > 1 else ''} the code under test "
+                        f"ended its process ({died[0].rsplit('(', 1)[-1].rstrip(')')}"
+                        f"{' and others' if len(died) > 1 else ''}); those tests count as "
+                        "failed")
+    missing_reason = _missing_reason(run, limits, stopped)
+    timed_out = timed_out or run.timed_out or stopped
     if missing_reason and len(outcomes) < len(wanted):
         problems.append(missing_reason[0])
     if run.dropped_events:
@@ -317,7 +383,7 @@ def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
 
     items = []
     for item in exercise.items:
-        verdicts = suite.score(exercise, item, outcomes)
+        verdicts = suite.score(exercise, item, outcomes, show_expected)
         tests = []
         for index, verdict in enumerate(verdicts):
             message = verdict.message
@@ -328,23 +394,37 @@ def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
             tests.append(TestResult(
                 name=f"{exercise.notebook} · {item.title}: {verdict.case.name}",
                 score=round(verdict.points, 4), max_score=round(verdict.max_points, 4),
-                output="passed" if verdict.passed else message, passed=verdict.passed))
+                output="passed" if verdict.passed else message, passed=verdict.passed,
+                visibility="visible" if show_expected or verdict.case.public
+                else "after_due_date"))
         items.append(ItemResult(item.grade_id, item.title, suite.item_points(verdicts),
                                 item.points, tests))
     return NotebookResult(
         path=shown, notebook=exercise.notebook, assignment=exercise.assignment,
         score=round(sum(item.score for item in items), 2), max_score=exercise.max_score,
         items=items, problems=problems, execution_time=round(run.elapsed, 3),
-        stdout=run.stdout, stderr=run.stderr, flags=flags)
+        stdout=run.stdout, stderr=run.stderr, flags=flags, timed_out=timed_out)
 
 
-def _missing_reason(run: runner.RunResult, limits: runner.Limits) -> tuple[str, str] | None:
+def plain_text(text: str, limit: int) -> str:
+    """`text` with control characters replaced and cut to `limit` characters."""
+    cleaned = "".join(c if c.isprintable() else "?" for c in text[:limit])
+    return cleaned.encode("utf-8", "replace").decode("utf-8")
+
+
+def _missing_reason(run: runner.RunResult, limits: runner.Limits,
+                    stopped: bool = False) -> tuple[str, str] | None:
     """(problem for the notebook, detail for each test) when the run ended before the end."""
+    if stopped:
+        return (f"grading stopped at the notebook's CPU time limit of {limits.time:g} s; the "
+                "tests that had not run count as failed",
+                f"no result: grading stopped at the notebook's CPU time limit of "
+                f"{limits.time:g} s (a loop that never ends, or very slow code?)")
     if run.timed_out:
-        return (f"grading stopped at the notebook's time limit of {limits.time:g} s; the tests "
-                "that had not finished count as failed",
-                f"no result: grading stopped at the notebook's time limit of {limits.time:g} s "
-                "(a loop that never ends, or very slow code?)")
+        return (f"grading stopped after {limits.backstop:g} s of waiting (the notebook's code "
+                "waited instead of computing); the tests that had not finished count as failed",
+                f"no result: grading stopped after {limits.backstop:g} s of waiting "
+                "(code that sleeps or waits for something that never comes?)")
     if run.finished:
         return None
     code = run.returncode
@@ -368,7 +448,7 @@ def _cell_problem(event: dict, labels: set[str] | frozenset[str]) -> str:
     if error is None:
         return f"{label} failed"
     if "timeout" in error:
-        return f"{label} ran longer than {error['timeout']:g} s and was stopped"
+        return f"{label} ran longer than {error['timeout']:g} s of CPU time and was stopped"
     return f"{label} raised {suite.describe(error)}"
 
 
@@ -436,4 +516,7 @@ def clean_outcome(outcome: object) -> dict | None:
         return {"missing": outcome["missing"][:500]}
     if set(outcome) == {"timeout"} and type(outcome["timeout"]) in (int, float):
         return {"timeout": float(outcome["timeout"])}
+    for kind in ("tampered", "died"):
+        if set(outcome) == {kind} and isinstance(outcome[kind], str):
+            return {kind: plain_text(outcome[kind], 500)}
     return None

@@ -65,7 +65,8 @@ def results_json(results: list[NotebookResult]) -> dict:
         lines += [f"  problem: {problem}" for problem in result.problems]
         for item in result.items:
             tests += [{"name": test.name, "score": test.score, "max_score": test.max_score,
-                       "output": test.output, "visibility": "visible"} for test in item.tests]
+                       "output": test.output, "visibility": test.visibility}
+                      for test in item.tests]
         if not result.items:
             tests.append({"name": result.path, "score": 0.0, "max_score": 0.0,
                           "output": "; ".join(result.problems), "visibility": "visible"})

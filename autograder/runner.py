@@ -17,6 +17,7 @@ before any notebook code runs.
 from __future__ import annotations
 
 import ctypes
+import functools
 import json
 import os
 import secrets
@@ -30,6 +31,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from . import seccomp
 
 SANDBOX_PACKAGE = Path(__file__).resolve().parent / "sandbox"
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -80,10 +83,17 @@ class SandboxUnavailable(Exception):
 
 @dataclass(frozen=True)
 class Limits:
-    time: float = 60.0  # wall-clock seconds for the whole notebook
+    time: float = 60.0  # CPU seconds for the whole notebook (see `backstop` for wall-clock)
     memory_mb: int = 1024
-    cell_time: float = 10.0  # seconds for one notebook cell
+    cell_time: float = 10.0  # CPU seconds for one notebook cell
     processes: int = 64  # processes (and threads) of one sandbox at once
+    cpus: float = 1.0  # share of the machine's cores one sandbox may use at most
+
+    @property
+    def backstop(self) -> float:
+        """Wall-clock seconds after which a notebook is stopped whatever its CPU time: only
+        code that waits instead of computing gets there, even on a saturated machine."""
+        return self.time * 2 + 20
 
 
 @dataclass
@@ -118,10 +128,24 @@ def bwrap_works() -> bool:
 
 def _namespace_flags() -> list[str]:
     if os.geteuid() == 0:
-        # As root no user namespace is needed, so the worker can still drop to its own uid.
+        # As root no user namespace is needed, so the worker can still drop to its own uid;
+        # the seccomp filter (seccomp.py) refuses new namespaces of every kind inside.
         return ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
                 "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
-    return ["--unshare-all", "--die-with-parent", "--new-session"]
+    flags = ["--unshare-all", "--die-with-parent", "--new-session"]
+    if _bwrap_supports("--disable-userns"):  # bubblewrap 0.8 and later
+        flags.append("--disable-userns")
+    return flags
+
+
+@functools.cache
+def _bwrap_supports(option: str) -> bool:
+    try:
+        shown = subprocess.run([shutil.which("bwrap") or "bwrap", "--help"], capture_output=True,
+                               text=True, timeout=20, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return option in shown.stdout + shown.stderr
 
 
 @dataclass(frozen=True)
@@ -150,7 +174,7 @@ class Sandbox:
         return Sandbox("plain")
 
     def command(self, folder: str, limits: Limits, results_fd: int, assignment: str,
-                uid: int = UNPRIVILEGED) -> list[str]:
+                uid: int = UNPRIVILEGED, seccomp_fd: int | None = None) -> list[str]:
         python = sys.executable
         rlimits = ",".join(str(v) for v in (
             (limits.memory_mb + INTERPRETER_MB) * 2**20,
@@ -168,6 +192,8 @@ class Sandbox:
             return worker
         workdir = f"/course/scratch/{assignment or 'work'}"
         args = [shutil.which("bwrap") or "bwrap", *_namespace_flags(), "--clearenv"]
+        if seccomp_fd is not None:
+            args += ["--seccomp", str(seccomp_fd)]
         for name, value in _environment("/tmp").items():
             args += ["--setenv", name, value]
         args += ["--ro-bind", "/usr", "/usr"]
@@ -193,6 +219,19 @@ class Sandbox:
                  "--perms", "1777", "--size", str(SCRATCH_BYTES), "--tmpfs", workdir,
                  "--chdir", workdir]
         return args + ["--", *worker[:4], "/grader", *worker[5:]]
+
+
+def _seccomp_pipe() -> int | None:
+    """A pipe holding the sandbox's seccomp filter for bwrap to read, or None (unknown machine)."""
+    program = seccomp.program()
+    if program is None:
+        return None
+    read_end, write_end = os.pipe()  # a few hundred bytes: the pipe's buffer holds them
+    try:
+        os.write(write_end, program)
+    finally:
+        os.close(write_end)
+    return read_end
 
 
 def _environment(home: str) -> dict[str, str]:
@@ -307,11 +346,13 @@ def reap_orphans() -> int:
 
 
 class _Cgroup:
-    """A control group capping the memory and the number of processes of one sandbox as a
-    whole (rlimits only cap each process). Best effort: cgroup v1 or v2 when this process may
-    create groups (root), otherwise nothing and the rlimits alone apply."""
+    """A control group capping the memory, the number of processes and the CPU share of one
+    sandbox as a whole (rlimits only cap each process): at most `cpus` cores, and an equal
+    weight beside every other sandbox, so that processes one submission starts cannot starve
+    another's. Best effort: cgroup v1 or v2 when this process may create groups (root),
+    otherwise nothing and the rlimits alone apply (time limits are CPU time either way)."""
 
-    def __init__(self, memory_bytes: int, processes: int) -> None:
+    def __init__(self, memory_bytes: int, processes: int, cpus: float = 1.0) -> None:
         self.folders: list[Path] = []
         name = f"autograder-{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}"
         if os.geteuid() != 0:
@@ -319,21 +360,30 @@ class _Cgroup:
         v2 = Path("/sys/fs/cgroup/unified") if Path("/sys/fs/cgroup/unified/cgroup.controllers"
                                                      ).is_file() else Path("/sys/fs/cgroup")
         controllers = v2 / "cgroup.subtree_control"
+        period = 100_000  # microseconds
+        quota = max(1000, int(period * cpus))
         try:
-            if controllers.is_file() and {"memory", "pids"} <= set(controllers.read_text().split()):
-                self._make(v2 / name, {"memory.max": memory_bytes, "memory.swap.max": 0,
-                                       "pids.max": processes})
+            enabled = set(controllers.read_text().split()) if controllers.is_file() else set()
+            if {"memory", "pids"} <= enabled:
+                limits = {"memory.max": memory_bytes, "memory.swap.max": 0, "pids.max": processes}
+                if "cpu" in enabled:
+                    limits.update({"cpu.max": f"{quota} {period}", "cpu.weight": 100})
+                self._make(v2 / name, limits)
             elif Path("/sys/fs/cgroup/memory/cgroup.procs").is_file():
                 self._make(Path("/sys/fs/cgroup/memory") / name,
                            {"memory.limit_in_bytes": memory_bytes})
                 if Path("/sys/fs/cgroup/pids/cgroup.procs").is_file():
                     self._make(Path("/sys/fs/cgroup/pids") / name, {"pids.max": processes})
+                if Path("/sys/fs/cgroup/cpu/cgroup.procs").is_file():
+                    self._make(Path("/sys/fs/cgroup/cpu") / name,
+                               {"cpu.cfs_period_us": period, "cpu.cfs_quota_us": quota,
+                                "cpu.shares": 1024})
         except OSError:
             self.remove()
 
     swept: set[Path] = set()
 
-    def _make(self, folder: Path, limits: dict[str, int]) -> None:
+    def _make(self, folder: Path, limits: dict[str, int | str]) -> None:
         if folder.parent not in _Cgroup.swept:  # groups of graders that were killed
             _Cgroup.swept.add(folder.parent)
             for stale in folder.parent.glob("autograder-*"):
@@ -419,9 +469,11 @@ def run(job: dict, limits: Limits, sandbox: Sandbox, assignment: str = "") -> Ru
     if not sandbox.isolated:
         holder, scratch = _scratch_folder(assignment, uid)
     read_end, write_end = os.pipe()
+    filter_fd = _seccomp_pipe() if sandbox.isolated else None
+    passed = (write_end,) if filter_fd is None else (write_end, filter_fd)
     folder = str(SANDBOX_PACKAGE.parent)
-    group = _Cgroup((limits.memory_mb + INTERPRETER_MB) * 2**20, limits.processes)
-    command = group.wrap(sandbox.command(folder, limits, write_end, assignment, uid))
+    group = _Cgroup((limits.memory_mb + INTERPRETER_MB) * 2**20, limits.processes, limits.cpus)
+    command = group.wrap(sandbox.command(folder, limits, write_end, assignment, uid, filter_fd))
     started = time.monotonic()
     try:
         with _live_lock:
@@ -429,23 +481,27 @@ def run(job: dict, limits: Limits, sandbox: Sandbox, assignment: str = "") -> Ru
                 return result
             process = subprocess.Popen(
                 command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                pass_fds=(write_end,), start_new_session=True, close_fds=True,
+                pass_fds=passed, start_new_session=True, close_fds=True,
                 cwd=scratch, env=None if sandbox.isolated else _environment(str(scratch)))
             _live.add(process)
     except OSError:
         os.close(read_end)
         os.close(write_end)
+        if filter_fd is not None:
+            os.close(filter_fd)
         group.remove()
         if holder:
             holder.cleanup()
         raise
     os.close(write_end)
+    if filter_fd is not None:
+        os.close(filter_fd)
     stdout, stderr, events = _Sink(OUTPUT_CAP), _Sink(OUTPUT_CAP), _Sink(RESULTS_CAP)
     try:
         result.timed_out = _pump(process, json.dumps(job).encode(), read_end,
                                  {process.stdout.fileno(): stdout, process.stderr.fileno(): stderr,
                                   read_end: events},
-                                 started + limits.time + START_GRACE)
+                                 started + limits.backstop + START_GRACE)
     finally:
         _kill_group(process)
         process.wait()

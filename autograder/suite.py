@@ -8,7 +8,9 @@ solution in `solutions/` (see `reference.py`), in the grader's own process.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, time, timedelta
 from functools import cache
 from typing import Any
 
@@ -18,6 +20,9 @@ from .sandbox import plain
 from .sandbox.harness import run_case
 
 DEFAULT_TIMEOUT = 5.0
+# What the graded functions raise for bad input (CONTRACT.md); the reference raising anything
+# else on a case is a bug in the suite or the reference, refused when the grader prepares.
+ANSWER_ERRORS = ("ValueError",)
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,11 @@ class Case:
     # A case about bad input whose probe observes the rejection as a value (the reference's
     # raising is caught inside it); cases where the reference raises are rejections anyway.
     rejection: bool = False
+    # A public case is one of the notebook's own worked examples or self-checks: its failure
+    # message may show the expected answer, which the student copy shows anyway. `cases_for`
+    # marks every "call" case whose arguments the student copy spells out; a suite may mark
+    # others. Feedback on every other case shows the student's own answer, never the expected.
+    public: bool = False
 
     def call_text(self) -> str:
         if self.shows is not None:
@@ -89,7 +99,69 @@ REJECTION_GATE = 0.5
 
 def cases_for(item: GradedItem) -> list[Case]:
     module = importlib.import_module(f"autograder.suites.{item.suite}")
-    return list(module.CASES)
+    exercise, _ = item_for(item.grade_id)
+    shown = _released_text(exercise.path)
+    return [replace(case, public=True) if not case.public and _spelled_out(case, shown) else case
+            for case in module.CASES]
+
+
+RELEASE = reference.REPOSITORY / "notebooks"
+
+
+@cache
+def _released_text(path: str) -> str:
+    """Every cell of the student copy of a notebook, with white space squeezed ("" if none)."""
+    try:
+        cells = json.loads((RELEASE / path).read_text(encoding="utf-8"))["cells"]
+        text = "\n".join("".join(cell["source"]) if isinstance(cell["source"], list)
+                         else cell["source"] for cell in cells)
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+    return " ".join(text.split())
+
+
+def _spelled_out(case: Case, shown: str) -> bool:
+    """Whether the student copy writes out this call's arguments (as a self-check does)."""
+    if case.probe != "call" or case.kwargs or not case.args or not shown:
+        return False
+    for quote in ("'", '"'):
+        parts = [_as_source(arg, quote) for arg in case.args]
+        if None not in parts and " ".join(", ".join(parts).split()) in shown:
+            return True
+    return False
+
+
+def _as_source(value: object, quote: str) -> str | None:
+    """`value` as it would be written in a notebook's code, or None for anything complex."""
+    if isinstance(value, str):
+        text = repr(value)
+        if quote == '"' and "'" not in value and '"' not in value:
+            text = '"' + value + '"'
+        return text
+    if isinstance(value, bool) or value is None or isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, datetime) and value.tzinfo is None:
+        parts = [value.year, value.month, value.day, value.hour, value.minute, value.second,
+                 value.microsecond]
+        while len(parts) > 3 and parts[-1] == 0:
+            parts.pop()
+        return f"datetime({', '.join(map(str, parts))})"
+    if isinstance(value, (date, time, timedelta)):
+        return None
+    if isinstance(value, (list, tuple)) and len(value) <= 20:
+        inner = [_as_source(v, quote) for v in value]
+        if None in inner:
+            return None
+        body = ", ".join(inner)
+        if isinstance(value, list):
+            return f"[{body}]"
+        return f"({body},)" if len(inner) == 1 else f"({body})"
+    if isinstance(value, dict) and len(value) <= 20:
+        inner = [(_as_source(k, quote), _as_source(v, quote)) for k, v in value.items()]
+        if any(None in pair for pair in inner):
+            return None
+        return "{" + ", ".join(f"{k}: {v}" for k, v in inner) + "}"
+    return None
 
 
 def case_id(item: GradedItem, index: int) -> str:
@@ -120,6 +192,10 @@ def describe(outcome: dict) -> str:
         return f"no answer within {outcome['timeout']:g} s (a loop that never ends?)"
     if "missing" in outcome:
         return str(outcome["missing"])
+    if "tampered" in outcome:
+        return f"no trustworthy result ({outcome['tampered']})"
+    if "died" in outcome:
+        return f"no result: {outcome['died']}"
     if "raised" in outcome:
         message = str(outcome.get("message", ""))
         text = f"{outcome['raised']}({message!r})" if message else f"{outcome['raised']}"
@@ -148,10 +224,22 @@ def _dict_differences(expected: object, actual: object) -> str:
     return "; ".join(parts[:4]) + (f"; and {len(parts) - 4} more" if len(parts) > 4 else "")
 
 
-def judge(case: Case, expected: dict, actual: dict | None) -> tuple[bool, str]:
-    """Compare one outcome with the reference's; return (passed, message for the student)."""
+def judge(case: Case, expected: dict, actual: dict | None,
+          reveal: bool = True) -> tuple[bool, str]:
+    """Compare one outcome with the reference's; return (passed, message for the student).
+
+    With `reveal` False the message shows the call and what the student's code did, never
+    the expected outcome (see `Case.public`)."""
     actual = actual if isinstance(actual, dict) else {}
     call_text = case.call_text()
+    if "tampered" in actual:
+        return False, f"{call_text}: {describe(actual)}"
+    if not reveal:
+        passed, _ = judge(case, expected, actual)
+        if passed or "raised" in expected or "value" in expected:
+            return passed, "" if passed else (
+                f"{call_text}: your code gave {describe(actual)}, which is not what the rules "
+                "ask for (this hidden test does not show its expected answer)")
     if "raised" in expected:
         mro = actual.get("mro")
         if not (isinstance(mro, list) and expected["raised"] in mro):
@@ -173,13 +261,17 @@ def judge(case: Case, expected: dict, actual: dict | None) -> tuple[bool, str]:
     raise RuntimeError(f"the reference solution failed on {call_text}: {describe(expected)}")
 
 
-def score(exercise: Exercise, item: GradedItem, outcomes: dict[str, dict]) -> list[Verdict]:
-    """Verdicts for one graded item from the outcomes a run produced (keyed by case id)."""
+def score(exercise: Exercise, item: GradedItem, outcomes: dict[str, dict],
+          show_expected: bool = False) -> list[Verdict]:
+    """Verdicts for one graded item from the outcomes a run produced (keyed by case id).
+    Failure messages show expected outcomes for public cases only, unless `show_expected`
+    (an instructor's choice, after the deadline)."""
     cases = cases_for(item)
     expected = expected_outcomes(item.grade_id)
     total_weight = sum(case.weight for case in cases)
     received = [outcomes.get(case_id(item, index)) for index in range(len(cases))]
-    judged = [judge(case, expected[index], received[index]) for index, case in enumerate(cases)]
+    judged = [judge(case, expected[index], received[index], reveal=show_expected or case.public)
+              for index, case in enumerate(cases)]
     rejection = ["raised" in outcome or case.rejection
                  for case, outcome in zip(cases, expected, strict=True)]
     valid = [index for index, is_rejection in enumerate(rejection) if not is_rejection]

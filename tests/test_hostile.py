@@ -502,3 +502,27 @@ def test_a_huge_notebook_is_graded_within_its_time_limit(tmp_path, shape):
     assert done.returncode == 0, done.stderr[-2000:]
     assert time.monotonic() - started < 45
     assert json.loads((tmp_path / "results.json").read_text())["score"] == 0
+
+
+FLAGGED = ("poisoned_probe_machinery", "poisoned_race_threads", "forged_case_outcomes",
+           "patched_random", "patched_builtins")
+
+
+def _saved_results(batch: Batch, student: str) -> list[dict]:
+    return [json.loads(path.read_text())["result"]
+            for path in (batch.out / student / ".results").rglob("*.json")]
+
+
+@pytest.mark.parametrize("name", FLAGGED)
+def test_tampering_is_flagged_for_the_instructor(batch, name):
+    student = next((s for s, h in batch.students.items() if h.name == name), None)
+    if student is None:
+        pytest.skip(f"{name}: its exercise is not in this course yet")
+    flags = [flag for result in _saved_results(batch, student) for flag in result["flags"]]
+    assert flags, f"{name} tampered with the grader, and nothing was flagged"
+
+
+def test_honest_work_is_never_flagged(batch):
+    flagged = {student: result["flags"] for student in batch.honest
+               for result in _saved_results(batch, student) if result["flags"]}
+    assert not flagged

@@ -218,22 +218,28 @@ def test_output_is_captured_and_truncated(tmp_path):
 
 
 @needs_bwrap
-def test_a_process_that_ends_itself_fails_the_missing_tests_clearly(tmp_path):
+def test_a_process_that_ends_itself_fails_only_the_tests_where_it_did(tmp_path):
+    """A hidden test whose code ends its process fails with a clear reason; the tests after it
+    still run in a fresh process forked from the notebook's state."""
     answer = ANSWER + "\n\nimport os\n_real = parse_cron_field\n" \
         "def parse_cron_field(field, low, high):\n" \
         "    if field == '*/15':\n        os._exit(3)\n    return _real(field, low, high)\n"
     result = grade(tmp_path, "", answer=answer)
     assert 0 < result.score < PARSE.max_score
     failed = [t for item in result.items for t in item.tests if not t.passed]
-    assert failed and all("exit status 3" in t.output for t in failed)
-    assert any("ended the grading process (exit status 3)" in p for p in result.problems)
+    assert failed and all("'*/15'" in t.output and "exit status 3" in t.output for t in failed)
+    assert any("ended its process (exit status 3)" in p for p in result.problems)
+    honest = grade(tmp_path, "")
+    lost = PARSE.max_score - result.score
+    assert lost == pytest.approx(sum(t.max_score for t in failed), abs=0.02)
+    assert honest.score == PARSE.max_score
 
 
 @needs_bwrap
 def test_a_loop_that_never_ends_in_a_cell_is_stopped_and_the_rest_is_graded(tmp_path):
     result = grade(tmp_path, "while True:\n    pass", time_limit=8)
     assert result.score == PARSE.max_score  # the cell stops after 2 s; the tests still run
-    assert any("ran longer than 2 s and was stopped" in p for p in result.problems)
+    assert any("ran longer than 2 s of CPU time and was stopped" in p for p in result.problems)
 
 
 def test_an_endless_loop_is_cut_at_the_time_limit_and_the_class_still_grades(tmp_path):
@@ -295,3 +301,67 @@ def test_the_sandbox_scores_exactly_like_the_grade_cells(tmp_path, entry):
     expected = fixtures.score_in_process(notebook, exercise)
     assert {item.grade_id: item.score for item in result.items} == expected
     assert result.score == round(sum(expected.values()), 2) < exercise.max_score
+
+
+@needs_bwrap
+def test_no_new_namespaces_inside_the_sandbox(tmp_path):
+    """New user (or other) namespaces would reach kernel code that a plain user cannot: the
+    seccomp filter refuses them (and bubblewrap's --disable-userns where it runs unprivileged)."""
+    code = """
+import subprocess
+for flags in (["-U"], ["-Ur"], ["-n"], ["-m"]):
+    done = subprocess.run(["unshare", *flags, "true"], capture_output=True)
+    print("UNSHARE", flags[0], "REFUSED" if done.returncode else "ALLOWED")
+"""
+    result = grade(tmp_path, code)
+    assert result.score == PARSE.max_score
+    lines = [line for line in result.stdout.splitlines() if line.startswith("UNSHARE")]
+    assert len(lines) == 4 and all(line.endswith("REFUSED") for line in lines), result.stdout
+
+
+@needs_bwrap
+def test_what_reaches_past_python_is_refused_and_flagged(tmp_path):
+    """ctypes, a process's memory, audit hooks and tracing of the grader's frames are refused
+    in the student's own cell, and the instructor sees each attempt as a flag."""
+    code = """
+import os, sys
+attempts = {
+    "ctypes": lambda: __import__("ctypes"),
+    "memory": lambda: open(f"/proc/{os.getpid()}/mem", "rb"),
+    "memory link": lambda: (os.symlink("/proc/self/mem", "m"), open("m", "rb")),
+    "trace": lambda: sys.settrace(lambda *args: None),
+}
+for name, attempt in attempts.items():
+    try:
+        attempt()
+        print("ESCAPED", name)
+    except Exception as error:
+        print("REFUSED", name, type(error).__name__)
+heard = []
+sys.addaudithook(lambda event, args: heard.append(event))  # Python drops it without a word
+open(os.devnull).close()
+print("ESCAPED hook" if heard else "REFUSED hook")
+"""
+    result = grade(tmp_path, code)
+    assert result.score == PARSE.max_score
+    assert "ESCAPED" not in result.stdout and result.stdout.count("REFUSED") == 5, result.stdout
+    for attempt in ("import ctypes", "/mem", "add an audit hook", "sys.settrace"):
+        assert any(attempt in flag for flag in result.flags), (attempt, result.flags)
+
+
+def test_each_sandbox_gets_a_cpu_share_cap_of_its_own():
+    """One core's worth of time at most, and an equal weight beside every other sandbox, so
+    that spinners one submission starts cannot starve a neighbour (cgroups, as root)."""
+    group = runner._Cgroup(256 * 2**20, 16, cpus=1.0)
+    try:
+        if not group.folders:
+            pytest.skip("this process may not create control groups (not root, or no cgroups)")
+        files = {path.name: path.read_text().split() for folder in group.folders
+                 for path in folder.iterdir() if path.name.startswith("cpu.")}
+        if "cpu.max" in files:  # cgroup v2
+            assert files["cpu.max"] == ["100000", "100000"] and files["cpu.weight"] == ["100"]
+        else:
+            assert files["cpu.cfs_quota_us"] == ["100000"], sorted(files)
+            assert files["cpu.cfs_period_us"] == ["100000"] and files["cpu.shares"] == ["1024"]
+    finally:
+        group.remove()

@@ -21,20 +21,39 @@ def _on_alarm(signum: int, frame: Any) -> None:
     raise StepTimeout()
 
 
+# A step that waits instead of computing (a sleep, a lock that never opens) is stopped by the
+# wall clock after this many times its CPU-time budget, plus WALL_SLACK seconds.
+WALL_FACTOR = 4.0
+WALL_SLACK = 10.0
+
+
+def wall_backstop(seconds: float) -> float:
+    """Wall-clock seconds after which a step with a CPU budget of `seconds` is stopped anyway."""
+    return seconds * WALL_FACTOR + WALL_SLACK
+
+
 class time_limit:
-    """Raise StepTimeout in the main thread after `seconds` of wall-clock time."""
+    """Raise StepTimeout in the main thread after `seconds` of CPU time of this process (all
+    its threads), or after a generous wall-clock backstop, whichever comes first.
+
+    CPU time, not wall-clock time: a machine busy with other work slows a step down but does
+    not change its verdict."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
 
     def __enter__(self) -> time_limit:
-        self.previous = signal.signal(signal.SIGALRM, _on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        self.previous = (signal.signal(signal.SIGPROF, _on_alarm),
+                         signal.signal(signal.SIGALRM, _on_alarm))
+        signal.setitimer(signal.ITIMER_PROF, self.seconds)
+        signal.setitimer(signal.ITIMER_REAL, wall_backstop(self.seconds))
         return self
 
     def __exit__(self, *exc: object) -> None:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, self.previous)
+        signal.signal(signal.SIGPROF, self.previous[0])
+        signal.signal(signal.SIGALRM, self.previous[1])
 
 
 def run_case(namespace: dict, case: dict) -> dict:

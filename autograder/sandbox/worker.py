@@ -1,34 +1,60 @@
-"""The process that runs one student notebook's code inside the sandbox.
+"""The processes that run one student notebook's code inside the sandbox.
 
 Protocol: the job arrives as one JSON document on standard input:
   {"prelude": [source, ...],                  # trusted setup cells from solutions/
    "cells": [{"label": str, "source": str}],  # the student's code, in notebook order
    "cases": [{"id": str, "probe": str, "target": str|None,
               "args": [plain], "kwargs": {name: plain}, "timeout": float}],
-   "cell_timeout": float}
+   "cell_timeout": float,                     # CPU seconds per cell
+   "cpu_budget": float}                       # CPU seconds for the whole notebook
 and results leave as JSON lines on the file descriptor named by --results-fd:
   {"event": "cell", "label": str, "error": {...}}   # a cell that raised or ran too long
   {"event": "case", "id": str, "outcome": {...}}
+  {"event": "flag", "text": str}                    # tampering the worker noticed
+  {"event": "stopped", "why": "cpu"}                # the notebook's CPU budget ran out
   {"event": "done"}
 Student output goes to the ordinary stdout and stderr, which the parent caps.
 Run it as `python -I -m sandbox.worker --results-fd N [--uid U]` with this package's parent on
 sys.path. Started as root, it switches to uid U (default 65534) before any notebook code runs;
 the runner gives every sandbox a uid of its own, so per-user limits such as the process count
 cannot be exhausted by one submission for another.
+
+Three kinds of process, so that no notebook code ever shares a process with the results:
+- the relay (this process) holds the results descriptor, never runs notebook code, and
+  passes on only what it expects: each cell's error once, each hidden case's outcome once,
+  and only when the notebook process confirms that the case's own process ended normally.
+  A second outcome for a case, or one for a case that does not exist, is forged: the case
+  fails and the instructor is told.
+- the relay first runs the trusted setup cells and takes the guard's snapshot (guard.py);
+- the notebook process, forked from it, runs the student's cells, puts back whatever they
+  rebound, and then
+- forks a case server from that restored state, which runs the hidden cases one after the
+  other, each with a CPU-time limit, and after each puts back whatever the code under test
+  rebound of what the probes use (that case then fails). When a case ends the case server
+  (an exit, a crash, a time-out that was swallowed), a fresh one continues with the next.
 """
 
 from __future__ import annotations
 
 import builtins
+import gc
 import io
 import json
+import math
 import os
+import resource
+import select
+import signal
 import stat
 import sys
+import time
 
-from .harness import run_case, run_notebook_code
+from . import guard
+from .harness import StepTimeout, run_case, run_cell, wall_backstop
 
 UNPRIVILEGED = 65534  # "nobody", when the parent names no uid of its own for this run
+RECORD_CAP = 1024 * 1024  # bytes of one record from the notebook's processes
+FLAG_CAP = 20  # flags passed on per notebook
 
 
 def drop_privileges(uid: int = UNPRIVILEGED) -> None:
@@ -110,13 +136,11 @@ def _allow_own_fd_links() -> None:
 def main(argv: list[str]) -> int:
     fd = int(argv[argv.index("--results-fd") + 1])
     channel = os.fdopen(fd, "w", buffering=1, encoding="utf-8", closefd=True)
-    # Keep our own references: student code may replace module attributes later.
-    write, dumps, flush = channel.write, json.dumps, channel.flush
 
     def emit(record: dict) -> None:
         try:
-            write(dumps(record) + "\n")
-            flush()
+            channel.write(json.dumps(record) + "\n")
+            channel.flush()
         except (OSError, ValueError, TypeError):
             pass
 
@@ -125,17 +149,352 @@ def main(argv: list[str]) -> int:
     if os.environ.get("AUTOGRADER_KEEP_PRIVILEGES") != "1":
         uid = int(argv[argv.index("--uid") + 1]) if "--uid" in argv else UNPRIVILEGED
         drop_privileges(uid)
-
+    # The trusted setup cells run here, and the guard's snapshot is taken here, before any
+    # notebook code exists (and cheaply: nothing has been forked yet).
     namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
-    cell_timeout = float(job.get("cell_timeout", 10.0))
-    cells = run_notebook_code(namespace, job.get("prelude", []), job.get("cells", []),
-                              cell_timeout)
-    for label, error in cells:
-        emit({"event": "cell", "label": label, "error": error})
-    for case in job.get("cases", []):
-        emit({"event": "case", "id": case["id"], "outcome": run_case(namespace, case)})
+    seconds = float(job.get("cell_timeout", 10.0))
+    for index, source in enumerate(job.get("prelude", [])):
+        label = f"setup cell {index + 1}"
+        error = run_cell(namespace, source, label, seconds)
+        if error:
+            emit({"event": "cell", "label": label, "error": error})
+    saved = guard.snapshot()
+    flush = _flusher()
+    flush()
+    reader, writer = os.pipe()
+    child = os.fork()
+    if child == 0:  # the notebook process: no results descriptor
+        try:
+            os.close(fd)
+            os.close(reader)
+            _notebook_process(job, namespace, saved, writer, flush)
+        finally:
+            flush()
+            os._exit(0)
+    os.close(writer)
+    _relay(job, reader, child, emit)
     emit({"event": "done"})
     return 0
+
+
+# -- the relay ---------------------------------------------------------------------------
+
+def _relay(job: dict, reader: int, child: int, emit) -> None:
+    """Pass on what the notebook's processes report, checked against the job."""
+    labels = [f"setup cell {i + 1}" for i in range(len(job.get("prelude", [])))]
+    labels += [cell["label"] for cell in job.get("cells", [])]
+    budgets = {case["id"]: float(case.get("timeout", 5.0)) for case in job.get("cases", [])}
+    outcomes: dict[str, dict] = {}
+    ended: dict[str, dict] = {}
+    passed_on: set[str] = set()
+    forged: set[str] = set()
+    cells_seen: set[int] = set()
+    flags: list[str] = []
+
+    def flag(text: str) -> None:
+        if len(flags) < FLAG_CAP and text not in flags:
+            flags.append(text)
+            emit({"event": "flag", "text": text[:300]})
+
+    def settle(ident: str) -> None:
+        if ident in passed_on or ident in forged:
+            return
+        if ident in outcomes:
+            passed_on.add(ident)
+            emit({"event": "case", "id": ident, "outcome": outcomes[ident]})
+        elif ident in ended:
+            passed_on.add(ident)
+            emit({"event": "case", "id": ident, "outcome": _ending(ended[ident], budgets[ident])})
+
+    def forge(ident: str, why: str) -> None:
+        flag(f"{why} for hidden test {ident}")
+        if ident not in forged:
+            forged.add(ident)
+            emit({"event": "case", "id": ident,
+                  "outcome": {"tampered": f"{why}; this test's result cannot be trusted"}})
+
+    def handle(record: object) -> None:
+        if not isinstance(record, dict):
+            flag("an unreadable record reached the grader's channel")
+            return
+        if "cell" in record and len(record) == 2 and "error" in record:
+            index = record["cell"]
+            if type(index) is int and 0 <= index < len(labels) and index not in cells_seen:
+                cells_seen.add(index)
+                emit({"event": "cell", "label": labels[index], "error": record["error"]})
+            else:
+                flag("a forged cell record reached the grader's channel")
+        elif "case" in record and set(record) == {"case", "outcome"}:
+            ident = record["case"]
+            if ident not in budgets:
+                flag("an outcome for a hidden test that does not exist reached the grader")
+            elif ident in outcomes or ident in ended:
+                forge(ident, "a second outcome arrived")
+            else:
+                outcomes[ident] = record["outcome"]
+                settle(ident)
+        elif "ended" in record and set(record) == {"ended", "status", "cpu"}:
+            ident = record["ended"]
+            if ident not in budgets:
+                flag("a report for a hidden test that does not exist reached the grader")
+            elif ident in ended:
+                forge(ident, "a second report of the test's end arrived")
+            else:
+                ended[ident] = record
+                settle(ident)
+        elif set(record) == {"flag"} and isinstance(record["flag"], str):
+            flag(record["flag"])
+        elif record == {"stopped": "cpu"}:
+            emit({"event": "stopped", "why": "cpu"})
+        else:
+            flag("an unexpected record reached the grader's channel")
+
+    buffer = b""
+    received = 0
+    exited_at = None
+    while True:
+        if exited_at is None:
+            try:
+                if os.waitpid(child, os.WNOHANG)[0] == child:
+                    exited_at = time.monotonic()
+            except ChildProcessError:
+                exited_at = time.monotonic()
+        elif time.monotonic() - exited_at > 0.5:
+            break  # a process the notebook started still holds the pipe open
+        ready, _, _ = select.select([reader], [], [], 0.1)
+        if not ready:
+            continue
+        data = os.read(reader, 65536)
+        if not data:
+            break
+        received += len(data)
+        if received > 64 * RECORD_CAP:
+            flag("the notebook's processes sent more than the grader reads")
+            break
+        buffer += data
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            if len(line) > RECORD_CAP:
+                flag("an overlong record reached the grader's channel")
+                continue
+            try:
+                handle(json.loads(line))
+            except (ValueError, RecursionError):
+                flag("an unreadable record reached the grader's channel")
+        if len(buffer) > RECORD_CAP:
+            buffer = b""
+            flag("an overlong record reached the grader's channel")
+    os.close(reader)
+
+
+def _ending(status: dict, budget: float) -> dict:
+    """The outcome of a case whose process ended without a trustworthy answer."""
+    code = status.get("status")
+    cpu = status.get("cpu")
+    if code in ("timeout", -signal.SIGXCPU) or code == -signal.SIGKILL \
+            and isinstance(cpu, (int, float)) and cpu >= budget * 0.9:
+        return {"timeout": budget}
+    if isinstance(code, int) and code < 0:
+        return {"died": f"the test's process was stopped before it answered (signal {-code})"}
+    return {"died": f"the test's process ended before it answered (exit status {code})"}
+
+
+# -- the notebook process ----------------------------------------------------------------
+
+def _flusher():
+    """A function that flushes this process's standard output and error as they are now, by
+    their classes' own methods (notebook code may replace sys.stdout, or a stream's flush)."""
+    streams = tuple((type(stream).flush, stream) for stream in (sys.stdout, sys.stderr)
+                    if stream is not None)
+
+    def flush(_streams=streams) -> None:
+        for method, stream in _streams:
+            try:
+                method(stream)
+            except BaseException:  # noqa: S110 (a closed stream has nothing left to keep)
+                pass
+
+    return flush
+
+
+def _notebook_process(job: dict, namespace: dict, saved: guard.Snapshot, writer: int,
+                      flush) -> None:
+    # Taken before any notebook code, as default arguments that the guard's audit hook keeps
+    # notebook code from replacing: everything after uses only these references.
+    fork, wait4, kill, exit_now = os.fork, os.wait4, os.kill, os._exit
+
+    def send(record: dict, _write=os.write, _dumps=json.dumps, _fd=writer,
+             _errors=(OSError, ValueError, TypeError)) -> None:
+        data = (_dumps(record) + "\n").encode()
+        try:
+            while data:
+                data = data[_write(_fd, data):]
+        except _errors:
+            pass
+
+    def report(text: str, _send=send) -> None:
+        _send({"flag": f"notebook code tried to {text}"})
+
+    seconds = float(job.get("cell_timeout", 10.0))
+    budget = float(job.get("cpu_budget", math.inf))
+    prelude = job.get("prelude", [])
+    restore = guard.restore
+    restore_code, restore_defaults = restore.__code__, restore.__defaults__
+    guard.install(saved, report, also=(send, report, flush))
+    for index, cell in enumerate(job.get("cells", [])):
+        error = run_cell(namespace, cell["source"], cell["label"], seconds)
+        if error:
+            send({"cell": len(prelude) + index, "error": error})
+    _settle_after_cells()
+    if restore.__code__ is not restore_code or restore.__defaults__ is not restore_defaults:
+        send({"flag": "notebook code replaced the grader's guard"})
+        return
+    for what in restore(saved):
+        send({"flag": f"notebook code rebound {what} (put back for the tests)"})
+    cases = job.get("cases", [])
+    checked = guard.narrow(saved, __package__ or "sandbox", skip=(__name__, guard.__name__))
+    index = 0
+    while index < len(cases):
+        progress, progress_out = os.pipe()
+        flush()
+        left = budget - _cpu_seconds()  # this process's cells and every case server so far
+        pid = fork()
+        if pid == 0:
+            os.close(progress)
+            _case_server(namespace, cases, index, left, send, progress_out, checked, restore,
+                         exit_now, flush)
+        os.close(progress_out)
+        index = _watch_server(pid, progress, cases, index, send, wait4, kill)
+
+
+def _settle_after_cells() -> None:
+    """Undo what cells may have left armed: timers, signal handlers, hooks."""
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.setitimer(signal.ITIMER_PROF, 0)
+    signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+    for number in range(1, signal.NSIG):
+        if number in (signal.SIGKILL, signal.SIGSTOP):
+            continue
+        try:
+            signal.signal(number, signal.SIG_DFL if number != signal.SIGINT
+                          else signal.default_int_handler)
+        except (OSError, ValueError, RuntimeError):
+            pass
+    gc.callbacks.clear()
+    sys.excepthook, sys.unraisablehook = sys.__excepthook__, sys.__unraisablehook__
+    sys.displayhook, sys.breakpointhook = sys.__displayhook__, sys.__breakpointhook__
+
+
+def _cpu_seconds() -> float:
+    used = os.times()
+    return used[0] + used[1] + used[2] + used[3]
+
+
+def _case_server(namespace: dict, cases: list, start: int, budget: float, send, progress: int,
+                 checked, restore, exit_now, flush) -> None:
+    """Run the hidden cases from `start` on, in this process forked from the restored state,
+    within `budget` CPU seconds in all; never returns. After each case, what the code under
+    test rebound is put back and that case fails. Tells the notebook process (on `progress`)
+    which case runs, so that when this process dies, a fresh one continues with the next."""
+    try:
+        for index in range(start, len(cases)):
+            case = cases[index]
+            used = _cpu_seconds()
+            if used > budget:
+                send({"stopped": "cpu"})
+                os.write(progress, b"stop\n")
+                break
+            os.write(progress, f"{index} {used:.3f}\n".encode())
+            limit = min(float(case.get("timeout", 5.0)), max(budget - used, 0.1))
+            # A case that swallows its time-out is ended by the kernel a second later.
+            own = resource.getrusage(resource.RUSAGE_SELF)
+            soft = math.ceil(own.ru_utime + own.ru_stime + limit) + 1
+            hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+            if hard == resource.RLIM_INFINITY or soft < hard:
+                resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+            try:
+                outcome = run_case(namespace, {**case, "timeout": limit})
+            except StepTimeout:
+                outcome = {"timeout": limit}
+            changed = restore(checked)
+            if changed:
+                what = "the code under test rebound " + ", ".join(changed[:5])
+                send({"flag": what})
+                outcome = {"tampered": what}
+            send({"case": case["id"], "outcome": outcome})
+        else:
+            os.write(progress, b"end\n")
+    except BaseException:  # noqa: S110 (the notebook process reports the case that ended)
+        flush()
+        exit_now(3)
+    flush()
+    exit_now(0)
+
+
+def _watch_server(pid: int, progress: int, cases: list, start: int, send, wait4,
+                  kill) -> int:
+    """Wait for a case server; stop it when one case waits past its wall-clock backstop.
+    Returns the index of the next case to run (len(cases) when nothing is left)."""
+    state = {"current": start, "since": time.monotonic(), "cpu": 0.0, "finished": False,
+             "buffer": b""}
+
+    def take(data: bytes) -> None:
+        state["buffer"] += data
+        while b"\n" in state["buffer"]:
+            line, state["buffer"] = state["buffer"].split(b"\n", 1)
+            words = line.split()
+            if words in ([b"end"], [b"stop"]):
+                state["finished"] = True
+            elif len(words) == 2 and words[0].isdigit() \
+                    and start <= int(words[0]) < len(cases):
+                state["current"], state["since"] = int(words[0]), time.monotonic()
+                try:
+                    state["cpu"] = float(words[1])
+                except ValueError:
+                    state["cpu"] = 0.0
+        state["buffer"] = state["buffer"][-4096:]
+
+    try:
+        handle = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        handle = None
+    while True:
+        done, status, usage = wait4(pid, os.WNOHANG)
+        if done == pid:
+            break
+        limit = float(cases[state["current"]].get("timeout", 5.0))
+        left = state["since"] + wall_backstop(limit) - time.monotonic()
+        if left <= 0:
+            kill(pid, signal.SIGKILL)
+            _, status, usage = wait4(pid, 0)
+            status = None
+            break
+        ready, _, _ = select.select([progress] + ([handle] if handle is not None else []),
+                                    [], [], min(left, 0.05 if handle is None else 1.0))
+        if progress in ready:
+            data = os.read(progress, 4096)
+            take(data)
+            if not data and handle is None:
+                time.sleep(0.005)
+    os.set_blocking(progress, False)
+    try:  # what the server wrote just before it ended (a bounded amount)
+        for _ in range(16):
+            data = os.read(progress, 65536)
+            if not data:
+                break
+            take(data)
+    except OSError:
+        pass
+    current, finished, cpu_at_start = state["current"], state["finished"], state["cpu"]
+    os.close(progress)
+    if handle is not None:
+        os.close(handle)
+    if finished or current >= len(cases):
+        return len(cases)
+    cpu = usage.ru_utime + usage.ru_stime - cpu_at_start
+    code = "timeout" if status is None else os.waitstatus_to_exitcode(status)
+    send({"ended": cases[current]["id"], "status": code, "cpu": round(max(cpu, 0.0), 3)})
+    return current + 1
 
 
 if __name__ == "__main__":

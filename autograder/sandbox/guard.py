@@ -1,0 +1,290 @@
+"""Keep notebook code from rewriting the grader that runs beside it in the sandbox.
+
+The probes run in the same interpreter as the student's code, so before any of that code runs
+the worker takes a `snapshot` of everything a probe relies on: the entries of every module
+loaded so far (the standard library's, the probes', the plain-data codec's), the attributes of
+their classes, the code, defaults and closures of their functions, the probe registry and
+`sys.modules`. `restore` compares the interpreter with the snapshot by identity and puts back
+whatever notebook code rebound, reporting each change by name. It is written to survive being
+called after hostile code: it reads no global name, only its own default arguments, which
+`install`'s audit hook keeps notebook code from replacing.
+
+The audit hook (`sys.addaudithook`, installed before any notebook code) refuses, with a
+RuntimeError in the notebook's own cell, what would let code reach past Python's object model:
+adding audit hooks of its own, importing `ctypes` and the interpreter's test modules, opening
+a process's memory under /proc, tracing or profiling other frames, and assigning the code,
+defaults or attributes of the grader's functions and classes. Each refusal is reported.
+
+What remains in reach is the notebook's own process and what it computes; the worker forks a
+fresh process for every hidden case from the restored state, so one case cannot prepare
+another.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import sys
+import types
+from collections.abc import Callable
+
+# Containers at module level whose contents probes use; compared item by item.
+_REGISTRIES = (("sandbox.probes", "PROBES"), ("copy", "_deepcopy_dispatch"),
+               ("copyreg", "dispatch_table"))
+# Module entries that code may rebind for its own purposes without touching any probe.
+_FREE = {"sys": None, "builtins": {"_"}, "__main__": None}
+# Modules whose import reaches past the object model (raw memory, interpreter internals).
+FORBIDDEN_IMPORTS = frozenset({"ctypes", "_ctypes", "_testcapi", "_testinternalcapi",
+                               "_testbuffer", "_testmultiphase", "_xxsubinterpreters",
+                               "_xxtestfuzz", "_testimportmultiple", "_testsinglephase",
+                               "_posixsubprocess_unsafe", "cffi", "_cffi_backend"})
+
+
+class Snapshot(tuple):
+    """(modules, classes, functions with closures, registries, instances, protected ids, guarded
+    functions), all immutable; the tuple holds every object it names alive."""
+
+
+def _trusted_modules() -> list[tuple[str, types.ModuleType]]:
+    found = []
+    for name, module in list(sys.modules.items()):
+        if isinstance(module, types.ModuleType) and name not in ("__main__",):
+            found.append((name, module))
+    return found
+
+
+def snapshot() -> Snapshot:
+    """Everything probes rely on, as immutable tuples of the very objects (call it before any
+    notebook code runs)."""
+    modules, classes, functions, registries, instances = [], [], [], [], []
+    guarded: list = []  # every function whose code the audit hook keeps
+    seen_classes: set[int] = set()
+    seen_functions: set[int] = set()
+
+    def add_function(function: object, owner: str) -> None:
+        if isinstance(function, (staticmethod, classmethod)):
+            function = function.__func__
+        if isinstance(function, property):
+            for part in (function.fget, function.fset, function.fdel):
+                if part is not None:
+                    add_function(part, owner)
+            return
+        if not isinstance(function, types.FunctionType) or id(function) in seen_functions:
+            return
+        seen_functions.add(id(function))
+        guarded.append(function)
+        # Code and defaults cannot change (the audit hook refuses); closure cells can.
+        cells = tuple((cell, cell.cell_contents) for cell in function.__closure__ or ()
+                      if _has_contents(cell))
+        if cells:
+            functions.append((owner, function, function.__code__, function.__defaults__,
+                              function.__kwdefaults__, cells))
+
+    for name, module in _trusted_modules():
+        namespace = vars(module)
+        free = _FREE.get(name, set())
+        if free is None:
+            continue
+        # Functions, classes, modules and other callables: what code calls or looks up.
+        # Data (a cache filled lazily, a counter) may change honestly and is left alone.
+        entries = tuple((key, value) for key, value in namespace.items()
+                        if key not in free and (callable(value)
+                                                or isinstance(value, types.ModuleType)))
+        modules.append((name, module, namespace, entries))
+        for _, value in entries:
+            if isinstance(value, type) and id(value) not in seen_classes \
+                    and getattr(value, "__module__", None) == name and _mutable(value):
+                seen_classes.add(id(value))
+                attributes = tuple(vars(value).items())
+                classes.append((name, value, attributes))
+                for _, member in attributes:
+                    add_function(member, name)
+            elif isinstance(value, types.FunctionType):
+                add_function(value, name)
+            if type(value).__module__ == name and hasattr(value, "__dict__") \
+                    and not isinstance(value, (type, types.ModuleType, types.FunctionType)):
+                instances.append((name, value, type(value)))
+            elif isinstance(value, types.MethodType) and hasattr(value.__self__, "__dict__") \
+                    and type(value.__self__).__module__ == name:
+                instances.append((name, value.__self__, type(value.__self__)))
+    for module_name, attribute in _REGISTRIES:
+        module = sys.modules.get(module_name)
+        registry = getattr(module, attribute, None) if module is not None else None
+        if isinstance(registry, dict):
+            registries.append((registry, tuple(registry.items())))
+    protected = frozenset([id(function) for function in guarded]
+                          + [id(entry[1]) for entry in classes]
+                          + [id(entry[1]) for entry in modules]
+                          + [id(entry[1]) for entry in instances])
+    return Snapshot((tuple(modules), tuple(classes), tuple(functions), tuple(registries),
+                     tuple(instances), protected, tuple(guarded)))
+
+
+def narrow(saved: Snapshot, package: str, skip: tuple[str, ...] = ()) -> Snapshot:
+    """The part of `saved` that the modules of `package` call at run time: those modules
+    (except `skip`), the modules and classes they name at their top level, and builtins;
+    cheap enough to check after every hidden case."""
+    modules = saved[0]
+    names = {"builtins"}
+    typing_only = {"typing", "types", "collections.abc", "importlib", "pkgutil", "__future__"}
+    for name, _module, _, entries in modules:
+        if (name == package or name.startswith(package + ".")) and name not in skip:
+            names.add(name)
+            names.update(getattr(value, "__name__", "") for _, value in entries
+                         if isinstance(value, types.ModuleType))
+            names.update(getattr(value, "__module__", "") or "" for _, value in entries
+                         if isinstance(value, (type, types.FunctionType)))
+    names -= typing_only
+    return Snapshot((tuple(entry for entry in modules if entry[0] in names),
+                     tuple(entry for entry in saved[1] if entry[0] in names),
+                     tuple(entry for entry in saved[2] if entry[0] in names),
+                     saved[3],
+                     tuple(entry for entry in saved[4] if entry[0] in names),
+                     saved[5], saved[6]))
+
+
+def _mutable(cls: type) -> bool:
+    """Whether code can set attributes of `cls` (classes written in C mostly cannot)."""
+    heap, immutable = 1 << 9, 1 << 8  # Py_TPFLAGS_HEAPTYPE, Py_TPFLAGS_IMMUTABLETYPE
+    return bool(cls.__flags__ & heap) and not cls.__flags__ & immutable
+
+
+def _has_contents(cell: types.CellType) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 (an empty cell raises)
+    except ValueError:
+        return False
+    return True
+
+
+_MISSING = object()
+
+
+def restore(saved: Snapshot, modules_table: dict = sys.modules, _missing: object = _MISSING,
+            _len: Callable = builtins.len, _type: Callable = builtins.type,
+            _dict_get: Callable = dict.get, _setattr: Callable = type.__setattr__,
+            _delattr: Callable = type.__delattr__, _object_delattr: Callable = object.__delattr__,
+            _object_setattr: Callable = object.__setattr__, _vars: Callable = builtins.vars,
+            _hasattr: Callable = builtins.hasattr, _tuple: Callable = builtins.tuple) -> list[str]:
+    """Put back everything in `saved` that was rebound since; return what was, by name.
+
+    Uses only its arguments (defaults captured when the grader started, held in a tuple that
+    the audit hook keeps notebook code from replacing), never a global name.
+    """
+    changed = []
+    modules, classes, functions, registries, instances = saved[:5]
+    for name, module, namespace, entries in modules:
+        if _dict_get(modules_table, name, _missing) is not module:
+            modules_table[name] = module
+            changed.append(f"sys.modules[{name!r}]")
+        for key, value in entries:
+            if _dict_get(namespace, key, _missing) is not value:
+                namespace[key] = value
+                changed.append(f"{name}.{key}")
+    for _owner, cls, attributes in classes:
+        current = _vars(cls)  # a mappingproxy: its get cannot be replaced
+        for key, value in attributes:
+            if current.get(key, _missing) is not value:
+                _setattr(cls, key, value)
+                changed.append(f"{cls.__qualname__}.{key}")
+        if _len(current) != _len(attributes):
+            known = {key for key, _ in attributes}
+            for key in _tuple(current):
+                if key not in known:
+                    _delattr(cls, key)
+                    changed.append(f"{cls.__qualname__}.{key} (added)")
+    for _owner, function, code, defaults, kwdefaults, cells in functions:
+        if function.__code__ is not code:
+            function.__code__ = code
+            changed.append(f"{function.__qualname__}.__code__")
+        if function.__defaults__ is not defaults:
+            function.__defaults__ = defaults
+            changed.append(f"{function.__qualname__}.__defaults__")
+        if function.__kwdefaults__ is not kwdefaults:
+            function.__kwdefaults__ = kwdefaults
+            changed.append(f"{function.__qualname__}.__kwdefaults__")
+        for cell, contents in cells:
+            if cell.cell_contents is not contents:
+                cell.cell_contents = contents
+                changed.append(f"{function.__qualname__} (closure)")
+    for registry, items in registries:
+        for key, value in items:
+            if _dict_get(registry, key, _missing) is not value:
+                registry[key] = value
+                changed.append(f"registry entry {key!r}")
+    for _owner, instance, cls in instances:
+        if _type(instance) is not cls:
+            _object_setattr(instance, "__class__", cls)
+            changed.append(f"the class of {cls.__qualname__} object")
+        try:
+            own = _vars(instance)
+        except TypeError:
+            continue
+        class_attributes = _vars(cls)
+        for key in _tuple(own):
+            member = class_attributes.get(key, _missing)
+            if member is not _missing and _hasattr(_type(member), "__get__"):
+                _object_delattr(instance, key)
+                changed.append(f"{cls.__qualname__} object's {key}")
+    return changed
+
+
+def install(saved: Snapshot, report: Callable[[str], None], also: tuple = ()) -> Callable:
+    """Install the audit hook that guards `saved` and the functions in `also` (and itself);
+    `report(text)` hears every refusal."""
+    keep = [*also]
+
+    def hook(event: str, args: tuple, _protected: frozenset = frozenset(), _keep: tuple = (),
+             _report: Callable = report, _id: Callable = builtins.id,
+             _isinstance: Callable = builtins.isinstance, _str: type = builtins.str,
+             _forbidden: frozenset = FORBIDDEN_IMPORTS, _into_memory: Callable = _into_memory,
+             _error: type = RuntimeError, _import_error: type = ImportError,
+             _permission_error: type = PermissionError, _type: Callable = builtins.type,
+             _bytes: type = builtins.bytes, _realpath: Callable = os.path.realpath,
+             _fspath: Callable = os.fsdecode) -> None:
+        if event == "object.__setattr__" or event == "object.__delattr__":
+            target, name = args[0], args[1]
+            if _id(target) in _protected:
+                what = f"{event[7:-2]} {name!r} of the grader's {_type(target).__name__}"
+                _report(what)
+                raise _error(f"the grader refuses to {what}")
+        elif event == "sys.addaudithook":
+            _report("add an audit hook")
+            raise _error("the grader refuses to add an audit hook")
+        elif event == "import":
+            module = args[0]
+            if _isinstance(module, _str) and module.partition(".")[0] in _forbidden:
+                _report(f"import {module}")
+                raise _import_error(f"{module} is not available while grading")
+        elif event == "open":
+            path = args[0]
+            if _isinstance(path, (bytes, bytearray)):
+                path = _fspath(_bytes(path))
+            if _isinstance(path, _str) and (_into_memory(path)
+                                            or _into_memory(_realpath(path))):
+                _report(f"open {path}")
+                raise _permission_error(f"the grader refuses to open {path}")
+        elif event == "os.symlink":
+            target = args[0]
+            if _isinstance(target, (bytes, bytearray)):
+                target = _fspath(_bytes(target))
+            if _isinstance(target, _str) and _into_memory(target):
+                _report(f"link to {target}")
+                raise _permission_error(f"the grader refuses to link to {target}")
+        elif event == "sys.settrace" or event == "sys.setprofile":
+            _report(event.replace("sys.", "call sys."))
+            raise _error(f"the grader refuses {event} while grading")
+
+    # Defaults are a tuple, which nobody can change in place; the hook guards itself too.
+    keep.append(hook)
+    hook.__defaults__ = (saved[5] | frozenset(map(id, keep)), tuple(keep),
+                         *hook.__defaults__[2:])
+    sys.addaudithook(hook)
+    return hook
+
+
+def _into_memory(path: str) -> bool:
+    """Whether `path` names a process's memory (/proc/PID/mem, map_files) by its last parts."""
+    parts = path.rstrip("/").split("/")
+    return parts[-1] == "mem" or "map_files" in parts
+

@@ -1,0 +1,95 @@
+"""A small seccomp filter for the sandbox, built with the standard library only.
+
+bubblewrap loads a classic BPF program from a file descriptor (`bwrap --seccomp FD`) and applies
+it to the sandboxed process before it starts. This module writes that program: it refuses
+(EPERM) the system calls a notebook never needs and that reach past the sandbox — new user or
+other namespaces (`unshare`, `setns`, `clone` with a CLONE_NEW* flag), `ptrace` and the
+`process_vm_*` calls, kernel keyrings, `bpf`, `userfaultfd`, `perf_event_open`, mounts,
+kernel modules, `open_by_handle_at` and io_uring — answers `clone3` with ENOSYS (its flags
+cannot be inspected; the C library then falls back to `clone`), and allows everything else.
+Only x86-64 and AArch64 are described; on any other machine `program()` returns None and the
+sandbox runs without a filter.
+"""
+
+from __future__ import annotations
+
+import errno
+import platform
+import struct
+
+# Classic BPF opcodes and seccomp return values (linux/filter.h, linux/seccomp.h).
+_LOAD_WORD = 0x20  # BPF_LD | BPF_W | BPF_ABS
+_JUMP_EQUAL = 0x15  # BPF_JMP | BPF_JEQ | BPF_K
+_JUMP_AT_LEAST = 0x35  # BPF_JMP | BPF_JGE | BPF_K
+_JUMP_ANY_BIT = 0x45  # BPF_JMP | BPF_JSET | BPF_K
+_RETURN = 0x06  # BPF_RET | BPF_K
+_ALLOW = 0x7FFF0000
+_ERRNO = 0x00050000
+
+# struct seccomp_data: int nr; __u32 arch; __u64 instruction_pointer; __u64 args[6]
+_NR, _ARCH, _ARG0_LOW = 0, 4, 16
+
+# CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID |
+# CLONE_NEWNET | CLONE_NEWTIME
+_CLONE_NEW_ANY = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 \
+    | 0x40000000 | 0x00000080
+
+_REFUSED_NAMES = ("unshare", "setns", "ptrace", "process_vm_readv", "process_vm_writev",
+                  "keyctl", "add_key", "request_key", "bpf", "userfaultfd", "perf_event_open",
+                  "mount", "umount2", "pivot_root", "chroot", "init_module", "finit_module",
+                  "delete_module", "kexec_load", "kexec_file_load", "open_by_handle_at",
+                  "io_uring_setup", "io_uring_enter", "io_uring_register", "open_tree",
+                  "move_mount", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr")
+
+# (AUDIT_ARCH_*, system call numbers, highest number of the native table or None)
+_MACHINES = {
+    "x86_64": (0xC000003E, {
+        "unshare": 272, "setns": 308, "ptrace": 101, "process_vm_readv": 310,
+        "process_vm_writev": 311, "keyctl": 250, "add_key": 248, "request_key": 249,
+        "bpf": 321, "userfaultfd": 323, "perf_event_open": 298, "mount": 165, "umount2": 166,
+        "pivot_root": 155, "chroot": 161, "init_module": 175, "finit_module": 313,
+        "delete_module": 176, "kexec_load": 246, "kexec_file_load": 320,
+        "open_by_handle_at": 304, "io_uring_setup": 425, "io_uring_enter": 426,
+        "io_uring_register": 427, "open_tree": 428, "move_mount": 429, "fsopen": 430,
+        "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
+        "clone": 56, "clone3": 435}, 0x40000000),  # x32 calls share the arch: refuse them
+    "aarch64": (0xC00000B7, {
+        "unshare": 97, "setns": 268, "ptrace": 117, "process_vm_readv": 270,
+        "process_vm_writev": 271, "keyctl": 219, "add_key": 217, "request_key": 218,
+        "bpf": 280, "userfaultfd": 282, "perf_event_open": 241, "mount": 40, "umount2": 39,
+        "pivot_root": 41, "chroot": 51, "init_module": 105, "finit_module": 273,
+        "delete_module": 106, "kexec_load": 104, "kexec_file_load": 294,
+        "open_by_handle_at": 265, "io_uring_setup": 425, "io_uring_enter": 426,
+        "io_uring_register": 427, "open_tree": 428, "move_mount": 429, "fsopen": 430,
+        "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
+        "clone": 220, "clone3": 435}, None),
+}
+
+
+def _instruction(code: int, k: int, true: int = 0, false: int = 0) -> bytes:
+    return struct.pack("=HBBI", code, true, false, k)
+
+
+def program(machine: str | None = None) -> bytes | None:
+    """The filter for this machine as bwrap reads it, or None when the machine is unknown."""
+    described = _MACHINES.get(machine or platform.machine())
+    if described is None:
+        return None
+    arch, numbers, foreign_from = described
+    refuse = _RETURN, _ERRNO | errno.EPERM
+    code = [_instruction(_LOAD_WORD, _ARCH),
+            _instruction(_JUMP_EQUAL, arch, 1, 0),
+            _instruction(*refuse),  # another machine's calls (i386 on x86-64): refused
+            _instruction(_LOAD_WORD, _NR)]
+    if foreign_from is not None:
+        code += [_instruction(_JUMP_AT_LEAST, foreign_from, 0, 1), _instruction(*refuse)]
+    for name in _REFUSED_NAMES:
+        code += [_instruction(_JUMP_EQUAL, numbers[name], 0, 1), _instruction(*refuse)]
+    code += [_instruction(_JUMP_EQUAL, numbers["clone3"], 0, 1),
+             _instruction(_RETURN, _ERRNO | errno.ENOSYS),
+             _instruction(_JUMP_EQUAL, numbers["clone"], 0, 3),
+             _instruction(_LOAD_WORD, _ARG0_LOW),
+             _instruction(_JUMP_ANY_BIT, _CLONE_NEW_ANY, 0, 1),
+             _instruction(*refuse),
+             _instruction(_RETURN, _ALLOW)]
+    return b"".join(code)

@@ -1,0 +1,57 @@
+# threat: an untouched parse_cron_field, plus a cell of its own that finds the hidden cases in the
+# worker's memory, computes the right answer to each with a correct parse_cron_field of its own,
+# and writes those outcomes in the worker's formats to every file descriptor, before
+# the tests run and again from inside the graded function.
+# notebook: 01_parse_cron_field
+# max-points: 0
+# %% new
+import gc
+import json
+import os
+
+
+def correct(field, low, high):
+    values = set()
+    for item in field.split(","):
+        spec, _, step = item.partition("/")
+        if spec == "*":
+            first, last = low, high
+        elif "-" in spec:
+            first, last = (int(part) for part in spec.split("-"))
+        else:
+            first = int(spec)
+            last = high if step else first
+        if not low <= first <= last <= high:
+            raise ValueError(item)
+        values.update(range(first, last + 1, int(step) if step else 1))
+    return sorted(values)
+
+
+def forge():
+    lines = []
+    for thing in gc.get_objects():
+        if isinstance(thing, dict) and isinstance(thing.get("cases"), list):
+            for case in thing["cases"]:
+                if not isinstance(case, dict) or "id" not in case:
+                    continue
+                try:
+                    outcome = {"value": correct(*case["args"])}
+                except Exception as error:
+                    outcome = {"raised": type(error).__name__,
+                               "mro": [c.__name__ for c in type(error).__mro__], "message": ""}
+                lines.append({"event": "case", "id": case["id"], "outcome": outcome})
+                lines.append({"case": case["id"], "outcome": outcome})
+                lines.append({"ended": case["id"], "status": 0, "cpu": 0.0})
+    payload = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    for fd in range(3, 40):
+        try:
+            os.write(fd, payload)
+        except OSError:
+            pass
+
+
+forge()
+# %% answer_parse_cron_field
+def parse_cron_field(field, low, high):
+    forge()
+    raise NotImplementedError()

@@ -1,0 +1,114 @@
+"""What feedback reveals is an explicit choice with a safe default (issue 9, item 2).
+
+A hidden test reports its name, pass or fail and what the student's code did; the expected
+answer only for the notebook's own worked examples (`Case.public`), unless the instructor
+passes --show-expected after the deadline. Gradescope's visibility and report.md follow the
+same choice: otherwise one submission that returns None would print the whole suite's
+answers, and a lookup table of them would score full marks.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from grader_cli import grade, place
+
+from autograder import fixtures, suite
+from autograder.rubric import exercise_for
+from autograder.sandbox import plain
+
+PARSE = exercise_for("01_parse_cron_field")
+RETURNS_NONE = "def parse_cron_field(field, low, high):\n    return None\n"
+
+
+def _expected_texts(exercise) -> dict[str, tuple[bool, str]]:
+    """Test name -> (public, the expected answer as feedback would print it)."""
+    found = {}
+    for item in exercise.items:
+        for case, outcome in zip(suite.cases_for(item), suite.expected_outcomes(item.grade_id),
+                                 strict=True):
+            name = f"{exercise.notebook} · {item.title}: {case.name}"
+            text = plain.show(outcome["value"]) if "value" in outcome else outcome["raised"]
+            found[name] = (case.public, text)
+    return found
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> dict[str, tuple[dict, str]]:
+    root = tmp_path_factory.mktemp("feedback")
+    notebook = fixtures.build_submission(PARSE, {"answer_parse_cron_field": RETURNS_NONE})
+    path = place(root / "submitted", "eve", PARSE, notebook)
+    runs = {}
+    for label, options in (("default", ()), ("show", ("--show-expected",))):
+        results, report = root / f"{label}.json", root / f"{label}.md"
+        done = grade([path], results, "--sandbox=required", "--report", str(report), *options)
+        assert done.returncode == 0, done.stderr[-2000:]
+        runs[label] = (json.loads(results.read_text()), report.read_text())
+    return runs
+
+
+def test_some_cases_are_public_and_most_are_hidden():
+    public = [case for item in PARSE.items for case in suite.cases_for(item) if case.public]
+    hidden = [case for item in PARSE.items for case in suite.cases_for(item) if not case.public]
+    assert 3 <= len(public) < len(hidden)
+    shown = suite._released_text(PARSE.path)
+    for case in public:  # each public case is a call the student copy writes out
+        assert repr(case.args[0]) in shown or f'"{case.args[0]}"' in shown
+
+
+def test_hidden_tests_never_show_their_expected_answer_by_default(graded):
+    results, report = graded["default"]
+    expected = _expected_texts(PARSE)
+    failed = [t for t in results["tests"] if t["score"] < t["max_score"]]
+    assert len(failed) == len(expected)  # None is never right
+    for test in failed:
+        public, text = expected[test["name"]]
+        assert "None" in test["output"], test["output"]  # the student's own answer
+        if public:
+            assert test["visibility"] == "visible" and text in test["output"]
+        else:
+            assert test["visibility"] == "after_due_date", test
+            assert "expected" not in test["output"].lower().replace("expected answer", "")
+            if len(text) > 4:  # short answers like [5] could appear in the call itself
+                assert text not in test["output"], test["output"]
+                assert text not in report.split(test["output"][:40])[0][-200:] + test["output"]
+    hidden_answers = [text for public, text in expected.values() if not public and len(text) > 6]
+    leaked = [text for text in hidden_answers if text in report]
+    assert not leaked, f"report.md shows hidden answers: {leaked[:3]}"
+
+
+def test_show_expected_reveals_everything_for_after_the_deadline(graded):
+    results, report = graded["show"]
+    expected = _expected_texts(PARSE)
+    for test in results["tests"]:
+        if test["score"] < test["max_score"]:
+            assert test["visibility"] == "visible"
+            assert "expected" in test["output"] or "should raise" in test["output"], test
+    assert all(text in report for _, text in expected.values() if len(text) < 60)
+
+
+def test_a_lookup_table_of_the_feedback_earns_no_hidden_points(graded, tmp_path):
+    """The attack from the issue: answer exactly the inputs and expected values that one
+    failed submission's feedback showed, and nothing else."""
+    results, _ = graded["default"]
+    table = {}
+    for item in PARSE.items:
+        for case, outcome in zip(suite.cases_for(item), suite.expected_outcomes(item.grade_id),
+                                 strict=True):
+            name = f"{PARSE.notebook} · {item.title}: {case.name}"
+            output = next(t["output"] for t in results["tests"] if t["name"] == name)
+            text = plain.show(outcome["value"]) if "value" in outcome else None
+            if text is not None and text in output:
+                table[tuple(case.args)] = outcome["value"]
+    public_points = sum(t["max_score"] for t in results["tests"]
+                        if t["visibility"] == "visible")
+    lookup = ("TABLE = " + repr({k: plain.from_plain(v) for k, v in table.items()}) + "\n"
+              "def parse_cron_field(field, low, high):\n"
+              "    return TABLE.get((field, low, high))\n")
+    path = place(tmp_path, "mallory", PARSE,
+                 fixtures.build_submission(PARSE, {"answer_parse_cron_field": lookup}))
+    done = grade([path], tmp_path / "r.json", "--sandbox=required")
+    assert done.returncode == 0, done.stderr[-2000:]
+    score = json.loads((tmp_path / "r.json").read_text())["score"]
+    assert score <= public_points + 0.01 < PARSE.max_score / 2

@@ -1,0 +1,89 @@
+"""The same submission gets the same score on a quiet and on a saturated machine (issue 9, 8).
+
+Time limits are CPU time of the sandbox (with a generous wall-clock backstop), and each sandbox
+has a CPU share of its own, so processes that compete for the CPU slow grading down without
+changing a verdict. The slow-but-honest `next_run` in tests/corpus/slow/ parses the expression
+again at every minute it looks at: its slowest hidden tests take about 40% of their CPU-time
+limit, several times longer in wall-clock time when the machine is busy.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import fixtures, grading, runner
+from autograder.reference import REPOSITORY
+from autograder.rubric import exercise_for
+
+NEXT_RUN = exercise_for("03_next_run")
+SLOW = REPOSITORY / "tests" / "corpus" / "slow" / "03_next_run" / "reparses_every_minute.py"
+BURNER_SECONDS = 420  # burners end on their own even if this test is killed
+BURNER = """
+import os, sys, time
+end = time.monotonic() + float(sys.argv[1])
+while time.monotonic() < end and os.getppid() != 1:
+    for _ in range(100000):
+        pass
+"""
+
+needs_bwrap = pytest.mark.skipif(not runner.bwrap_works(),
+                                 reason="bubblewrap (Debian package bubblewrap) is not available")
+
+
+def _grade(path: Path) -> tuple[grading.NotebookResult, float]:
+    started = time.monotonic()
+    result = grading.grade_notebook(path, grading.Options(sandbox=runner.Sandbox("bwrap")))
+    return result, time.monotonic() - started
+
+
+@needs_bwrap
+def test_a_slow_honest_next_run_scores_the_same_beside_cpu_burners(tmp_path):
+    assert grading.prepare((NEXT_RUN,)) == []
+    entry = fixtures.read_corpus_entry(SLOW)
+    path = tmp_path / f"{NEXT_RUN.notebook}.ipynb"
+    nbformat.write(fixtures.corpus_submission(entry), path)
+
+    quiet, quiet_seconds = _grade(path)
+    assert quiet.score == NEXT_RUN.max_score, [t.output for i in quiet.items for t in i.tests
+                                               if not t.passed]
+    burners = [subprocess.Popen([sys.executable, "-c", BURNER, str(BURNER_SECONDS)])
+               for _ in range(3 * (os.cpu_count() or 1))]
+    try:
+        busy, busy_seconds = _grade(path)
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    lost = [t.output for item in busy.items for t in item.tests if not t.passed]
+    assert busy.score == quiet.score, (
+        f"quiet: {quiet.score} in {quiet_seconds:.0f} s, beside burners: {busy.score} in "
+        f"{busy_seconds:.0f} s; lost: {lost}")
+    assert not busy.timed_out and not busy.problems
+
+
+def test_a_time_out_is_never_reused_by_a_rerun(tmp_path):
+    """A time-out may be the machine's doing: grade-batch saves it but grades it again."""
+    parse = exercise_for("01_parse_cron_field")
+    endless = "def parse_cron_field(field, low, high):\n    while True:\n        pass\n"
+    submitted = tmp_path / "submitted"
+    for student, answer in (("ann", None), ("lou", endless)):
+        answers = {"answer_parse_cron_field": answer} if answer else None
+        path = submitted / student / parse.assignment / f"{parse.notebook}.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(fixtures.build_submission(parse, answers) if answers
+                       else fixtures.honest_submission(parse), path)
+    command = [sys.executable, "-m", "autograder", "grade-batch", str(submitted), "--out",
+               str(tmp_path / "out"), "--time-limit", "2"]
+    first = subprocess.run(command, cwd=REPOSITORY, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0 and "graded 2 notebooks" in first.stderr, first.stderr
+    again = subprocess.run(command, cwd=REPOSITORY, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert "graded 1 notebooks, skipped 1 unchanged" in again.stderr, again.stderr
+    assert "lou/" in again.stderr and "ann/" not in again.stderr.split("graded 1")[0]
