@@ -156,6 +156,16 @@ def fingerprint(options: grading.Options, exercise: Exercise | None = None) -> s
     grading package (`core_files`), the course data, the limits, and the exercise's suites,
     probes, reference solution and student copy (which decides the public cases). A change to
     one exercise regrades only that exercise's notebooks."""
+    limits = options.limits(exercise) if exercise is not None else None
+    digest = hashlib.sha256(files_digest(exercise).encode())
+    digest.update(repr((options.time_limit, options.memory_limit_mb, options.processes,
+                        options.sandbox.kind, options.show_expected, limits)).encode())
+    return digest.hexdigest()
+
+
+def files_digest(exercise: Exercise | None = None) -> str:
+    """The part of `fingerprint` that does not depend on the grading options: the files. It
+    also names the expected outcomes stored for an exercise (autograder/expected.py)."""
     files = core_files()
     files += [path for path in DATA.rglob("*") if path.is_file()]
     if exercise is not None:
@@ -182,9 +192,6 @@ def fingerprint(options: grading.Options, exercise: Exercise | None = None) -> s
         except OSError:
             digest.update(b"<missing>")
         digest.update(b"\0")
-    limits = options.limits(exercise) if exercise is not None else None
-    digest.update(repr((options.time_limit, options.memory_limit_mb, options.processes,
-                        options.sandbox.kind, options.show_expected, limits)).encode())
     return digest.hexdigest()
 
 

@@ -87,6 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="where to write results.json (Gradescope schema)")
     grade.add_argument("--report", type=Path, metavar="FILE",
                        help="also write the readable report (markdown) to FILE")
+    grade.add_argument("--expected", type=Path, metavar="DIR",
+                       help="keep the expected values in DIR and reuse them on later runs "
+                            "with the same grader (grade-batch keeps them in OUT/.expected)")
     common(grade)
 
     grade_batch = commands.add_parser(
@@ -180,7 +183,7 @@ def _grade(args: argparse.Namespace) -> int:
     if missing:
         raise UsageError(f"no such notebook: {', '.join(missing)}")
     options = _options(args)
-    _prepare(grading.exercises_in(args.notebooks))
+    _prepare(grading.exercises_in(args.notebooks), args.expected)
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         results = grading.count_once(list(pool.map(
             lambda path: grading.grade_safely(path, options), args.notebooks)))
@@ -196,8 +199,12 @@ def _grade(args: argparse.Namespace) -> int:
     return 0
 
 
-def _prepare(exercises: tuple) -> None:
-    for problem in grading.prepare(exercises):
+def _prepare(exercises: tuple, store: Path | None = None) -> None:
+    """Work out (or read back from `store`) the expected values of `exercises`."""
+    from . import expected
+
+    for problem in expected.prepare(exercises, store,
+                                    lambda text: print(text, file=sys.stderr)):
         print(f"warning: {problem}", file=sys.stderr)
 
 
@@ -224,9 +231,12 @@ def _grade_batch(args: argparse.Namespace) -> int:
     except shard.ShardError as error:
         raise UsageError(str(error)) from None
     options = _options(args)
+    store = args.out / ".expected"  # expected values, reused while the grader is unchanged
     summary = batch.grade_batch(args.submitted, args.out, options, jobs=args.jobs,
-                                force=args.force, prepare=_prepare, assignment=args.assignment,
-                                policy=policy, overrides=found, shard=part)
+                                force=args.force,
+                                prepare=lambda exercises: _prepare(exercises, store),
+                                assignment=args.assignment, policy=policy, overrides=found,
+                                shard=part)
     print(summary.line(args.out), file=sys.stderr)
     return 130 if summary.interrupted else 0
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -62,6 +63,9 @@ exec "${PYTHON:-python3}" -m autograder.gradescope run %(assignment)s \\
 """
 
 
+EXPECTED = "expected"  # the bundle's folder of stored expected values
+
+
 class BundleError(Exception):
     """The bundle cannot be built; the message is one sentence for a person."""
 
@@ -77,16 +81,25 @@ def bundle_files(assignment: str) -> dict[str, Path | str]:
         if "__pycache__" not in path.parts:
             files[f"{path.relative_to(REPOSITORY).as_posix()}"] = path
     for path in sorted((REPOSITORY / "data").rglob("*")):
-        if path.is_file() and "sample_class" not in path.parts:
+        if path.is_file():  # all of it: the stored expected values' fingerprint covers data/
             files[f"{path.relative_to(REPOSITORY).as_posix()}"] = path
-    for exercise in EXERCISES:
-        if exercise.assignment != assignment:
-            continue
+    exercises = [exercise for exercise in EXERCISES if exercise.assignment == assignment]
+    for exercise in exercises:
         for top in ("solutions", "notebooks"):
             path = REPOSITORY / top / exercise.path
             if not path.is_file():
                 raise BundleError(f"{top}/{exercise.path} is missing; run `make release` first")
             files[f"{top}/{exercise.path}"] = path
+    # The expected values, worked out once here, so that a student waiting for Gradescope's
+    # result does not wait for them too (autograder/expected.py).
+    from . import expected
+
+    with tempfile.TemporaryDirectory() as folder:
+        problems = expected.prepare(tuple(exercises), Path(folder))
+        if problems:
+            raise BundleError(problems[0])
+        for path in sorted(Path(folder).glob("*.json")):
+            files[f"{EXPECTED}/{path.name}"] = path.read_text(encoding="utf-8")
     return files
 
 
@@ -123,7 +136,11 @@ def run(assignment: str, submission: Path, results: Path) -> int:
         runner.become_subreaper()
     options = grading.Options(sandbox=sandbox, processes=64)
     found = discovery.discover_upload(Path(submission), assignment)
-    for problem in grading.prepare(tuple(s.exercise for s in found.submissions)):
+    from . import expected
+
+    for problem in expected.prepare(tuple(dict.fromkeys(s.exercise for s in found.submissions)),
+                                    REPOSITORY / EXPECTED,
+                                    lambda text: print(text, file=sys.stderr)):
         print(f"warning: {problem}", file=sys.stderr)
     graded = {s: grading.grade_safely(s.path, options, s.key, s.within)
               for s in found.submissions}
