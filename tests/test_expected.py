@@ -8,7 +8,6 @@ scores are the same either way; a damaged store is ignored and the values comput
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import nbformat
 from grader_cli import grade
