@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -176,9 +177,14 @@ def test_grade_batch_writes_gradebook_results_and_reports(small_class):
     assert "[1/3]" in done.stderr and "graded 3 notebooks" in done.stderr
 
 
-def test_a_rerun_grades_only_new_or_changed_notebooks(small_class):
-    submitted, out, first = small_class
+def test_a_rerun_grades_only_new_or_changed_notebooks(small_class, tmp_path):
+    # On copies of the class and its output: the shared batch stays as first graded for the
+    # other tests, whatever order they run in.
+    graded_class, graded_out, first = small_class
     assert first.returncode == 0
+    submitted, out = tmp_path / "submitted", tmp_path / "graded"
+    shutil.copytree(graded_class, submitted)
+    shutil.copytree(graded_out, out)
     again = autograder("grade-batch", submitted, "--out", out)
     assert again.returncode == 0, again.stderr
     assert "graded 0 notebooks, skipped 3 unchanged" in again.stderr
