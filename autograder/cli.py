@@ -14,6 +14,7 @@ import signal
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import NoReturn
 
 from . import batch, deadlines, escape, export, gradescope, grading, overrides, report, runner
 
@@ -40,7 +41,7 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one sentence, exit status 2
+    def error(self, message: str) -> NoReturn:  # one sentence, exit status 2
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 

@@ -123,7 +123,8 @@ def run(assignment: str, submission: Path, results: Path) -> int:
         runner.become_subreaper()
     options = grading.Options(sandbox=sandbox, processes=64)
     found = discovery.discover_upload(Path(submission), assignment)
-    for problem in grading.prepare(tuple(s.exercise for s in found.submissions)):
+    for problem in grading.prepare(tuple(s.exercise for s in found.submissions
+                                         if s.exercise is not None)):
         print(f"warning: {problem}", file=sys.stderr)
     graded = {s: grading.grade_safely(s.path, options, s.key, s.within)
               for s in found.submissions}

@@ -159,7 +159,8 @@ def merge(shards: list[Path], out: Path) -> int:
         writer = csv.DictWriter(buffer, fieldnames=headers[name], lineterminator="\n",
                                 quoting=csv.QUOTE_MINIMAL)
         writer.writeheader()
-        writer.writerows(sorted(rows, key=_row_order))
+        ordered = sorted(rows, key=_row_order)
+        writer.writerows(ordered)
         write_atomic(out / name, buffer.getvalue())
     students = sorted({s for manifest in manifests for s in manifest["students"]})
     fingerprints = {k: v for m in manifests for k, v in m["fingerprints"].items()}

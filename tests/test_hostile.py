@@ -148,15 +148,16 @@ def built_here(exercise: Exercise) -> list[Hostile]:
                            "nbformat_minor": 5})})
     add("deeply_nested_json", "JSON nested 100000 levels deep", 0,
         {name: "[" * 100000 + "]" * 100000})
-    add("nbformat_99", "an honest notebook that claims nbformat version 99", exercise.max_score,
+    # A document nbformat rejects is not read at all, honest answers or not: 0 and the reason.
+    add("nbformat_99", "an honest notebook that claims nbformat version 99", 0,
         {name: json.dumps({**_as_json(honest), "nbformat": 99})})
     malformed = _as_json(honest)
     malformed["cells"] += [42, "a string", None, {"cell_type": "code"},
                            {"cell_type": "code", "source": ["x = 1\n", 5], "metadata": None},
                            {"cell_type": "code", "source": "y = 2", "metadata": {"nbgrader": [1]}},
                            {"cell_type": "code", "source": {"a": 1}, "metadata": {}}]
-    add("malformed_cells", "an honest notebook with cells of every wrong shape",
-        exercise.max_score, {name: json.dumps(malformed)})
+    add("malformed_cells", "an honest notebook with cells of every wrong shape", 0,
+        {name: json.dumps(malformed)})
     add("deleted_answer_cell", "the honest answer cell deleted", 0,
         {name: _cells(honest, lambda cell: not is_answer_cell(cell))})
 
