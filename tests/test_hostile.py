@@ -38,11 +38,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from grader_cli import GRADER, Grades, existing_exercises, grade, place
+from grader_cli import GRADER, Grades, grade, place
 
 from autograder import fixtures
 from autograder.reference import REPOSITORY, SOLUTIONS, is_answer_cell, nbgrader_meta
-from autograder.rubric import Exercise, exercise_for
+from autograder.rubric import EXERCISES, Exercise, exercise_for
 
 CORPUS = REPOSITORY / "tests" / "corpus"
 HOSTILE = CORPUS / "hostile"
@@ -231,8 +231,7 @@ def built_here(exercise: Exercise) -> list[Hostile]:
 
 def hostile_students() -> list[Hostile]:
     students = [from_corpus(path) for path in sorted(HOSTILE.glob("*.py"))]
-    students += built_here(PARSE)
-    return [h for h in students if h.exercise in existing_exercises()]
+    return students + built_here(PARSE)
 
 
 def _student(index: int, hostile: Hostile) -> str:
@@ -346,14 +345,14 @@ def batch(tmp_path_factory) -> Batch:
             else:
                 place(submitted, student, entry.exercise, made, name)
         # The most demanding exercise (07 starts threads) shows a neighbour starved of processes.
-        neighbour, exercise = f"{index:02d}-zz-honest", existing_exercises()[-1]
+        neighbour, exercise = f"{index:02d}-zz-honest", EXERCISES[-1]
         place(submitted, neighbour, exercise, fixtures.honest_submission(exercise))
         honest.append(neighbour)
         if entry.twin:
             twin = fixtures.read_corpus_entry(CORPUS / f"{entry.twin}.py")
             twins[entry.twin] = f"{index:02d}-zz-twin"
             place(submitted, twins[entry.twin], twin.exercise, fixtures.corpus_submission(twin))
-    for exercise in existing_exercises():
+    for exercise in EXERCISES:
         place(submitted, "zz-honest-everywhere", exercise, fixtures.honest_submission(exercise))
     honest.append("zz-honest-everywhere")
 
@@ -418,8 +417,8 @@ def test_honest_neighbours_get_full_marks(batch):
              and (student, notebook) in handed_in}
     assert not short, f"honest students lost points next to hostile ones: {short}"
     everywhere = {n for (s, n) in grades.rows if s == "zz-honest-everywhere"}
-    assert everywhere == {e.notebook for e in existing_exercises()}
-    for exercise in existing_exercises():
+    assert everywhere == {e.notebook for e in EXERCISES}
+    for exercise in EXERCISES:
         assert grades.rows[("zz-honest-everywhere", exercise.notebook)] == \
             (exercise.max_score, exercise.max_score)
 

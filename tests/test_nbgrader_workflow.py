@@ -24,7 +24,7 @@ import pytest
 from grader_cli import NBGRADER, nbgrader_course
 
 from autograder import fixtures, runner
-from autograder.rubric import exercise_for
+from autograder.rubric import EXERCISES, exercise_for
 
 PARSE, MATCHES = exercise_for("01_parse_cron_field"), exercise_for("02_cron_matches")
 DUE = "2026-01-10 12:00:00 UTC"
@@ -209,7 +209,8 @@ def test_export_writes_nbgrader_s_csv_and_a_canvas_csv(course, autograded):
     header, possible, students = table[0], table[1], table[2:]
     assert header[:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
     column = header.index("schedules (812)")
-    assert possible[0].strip() == "Points Possible" and possible[column] == "110"
+    schedules = sum(e.max_score for e in EXERCISES if e.assignment == "schedules")
+    assert possible[0].strip() == "Points Possible" and possible[column] == f"{schedules:g}"
     by_id = {row[2]: row for row in students}
     assert set(by_id) == set(STUDENTS)
     assert by_id["ada"][column] == "40", "50 points less the late penalty"
