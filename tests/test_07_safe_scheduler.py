@@ -112,7 +112,9 @@ def test_catch_up_matches_a_minute_by_minute_oracle(ns):
 
 # --------------------------------------------------------------------------- APScheduler
 
-def wait_for(predicate, seconds: float = 5.0) -> bool:
+def wait_for(predicate, seconds: float = 60.0) -> bool:
+    """Whether `predicate` comes true within `seconds`: it returns as soon as it does, so the
+    bound only catches an event that never comes, never a slow (loaded) machine."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if predicate():
