@@ -44,8 +44,10 @@ test: setup
 test-fast: setup
 	$(BIN)/python -m pytest tests -q -m fast
 
+# ruff, then mypy on autograder/ (its settings are in pyproject.toml).
 lint: setup
 	$(BIN)/ruff check autograder tests benchmarks
+	$(BIN)/mypy
 
 demo: release
 	@rm -rf $(DEMO_CLASS) $(DEMO_OUT)

@@ -6,4 +6,6 @@ import sys
 # string format, and building that module's grammar costs seconds at every start of the
 # grader. Notebook schemas use no such format, so the grader goes without that checker:
 # jsonschema skips it when the import fails.
-sys.modules.setdefault("rfc3987_syntax", None)
+# (None in sys.modules is the import system's documented "do not import" marker, which the
+# type stubs do not model.)
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]

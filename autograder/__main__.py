@@ -2,10 +2,7 @@
 
 import sys
 
-# jsonschema (through nbformat) builds an RFC 3987 parser when it is imported, which takes
-# seconds; notebook validation never checks those formats, and every grader start pays it.
-sys.modules.setdefault("rfc3987_syntax", None)
-
-from .cli import main  # noqa: E402
+# The package's __init__ (imported first) keeps jsonschema from building its RFC 3987 parser.
+from .cli import main
 
 sys.exit(main())

@@ -14,6 +14,7 @@ import signal
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import NoReturn
 
 from . import (
     batch,
@@ -51,7 +52,7 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one sentence, exit status 2
+    def error(self, message: str) -> NoReturn:  # one sentence, exit status 2
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 

@@ -17,6 +17,7 @@ returns a version that can be written to one kind of output without changing its
 from __future__ import annotations
 
 import re
+from typing import overload
 
 REPLACEMENT = "\ufffd"
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -34,8 +35,17 @@ def text(value: object) -> str:
     return _SURROGATES.sub(REPLACEMENT, value)
 
 
+@overload
+def plain_json(value: dict) -> dict: ...
+@overload
+def plain_json(value: list | tuple) -> list: ...
+@overload
+def plain_json(value: str) -> str: ...
+@overload
+def plain_json(value: object) -> object: ...
 def plain_json(value: object) -> object:
-    """A JSON-ready structure with every string (keys too) made encodable by `text`."""
+    """A JSON-ready structure with every string (keys too) made encodable by `text`: a dict
+    stays a dict, a list or tuple becomes a list, a string stays a string."""
     if isinstance(value, str):
         return text(value)
     if isinstance(value, dict):

@@ -138,8 +138,9 @@ def run(assignment: str, submission: Path, results: Path) -> int:
     found = discovery.discover_upload(Path(submission), assignment)
     from . import expected
 
-    for problem in expected.prepare(tuple(dict.fromkeys(s.exercise for s in found.submissions)),
-                                    REPOSITORY / EXPECTED,
+    exercises = tuple(dict.fromkeys(s.exercise for s in found.submissions
+                                    if s.exercise is not None))
+    for problem in expected.prepare(exercises, REPOSITORY / EXPECTED,
                                     lambda text: print(text, file=sys.stderr)):
         print(f"warning: {problem}", file=sys.stderr)
     graded = {s: grading.grade_safely(s.path, options, s.key, s.within)

@@ -302,7 +302,8 @@ class SandboxedExporter(NotebookExporter):
     affected, and `SandboxedGrading` gives it its score and the reason."""
 
     def from_filename(self, filename: str, resources: dict | None = None,
-                      **kw: Any) -> tuple[str, dict]:
+                      **kw: Any) -> tuple[Any, dict[str, Any]]:
+        # nbconvert's Exporter declares a NotebookNode; NotebookExporter returns JSON text.
         sanitizing = getattr(self.parent, "_sanitizing", False) and resources is not None \
             and "nbgrader" in resources
         try:

@@ -49,7 +49,6 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 from grader_cli import (  # noqa: E402
     Grades,
-    existing_exercises,
     grade_batch,
     nbgrader_autograde,
     nbgrader_course,
@@ -58,7 +57,7 @@ from grader_cli import (  # noqa: E402
 )
 
 from autograder import fixtures, runner  # noqa: E402
-from autograder.rubric import Exercise  # noqa: E402
+from autograder.rubric import EXERCISES, Exercise  # noqa: E402
 
 STUDENT_STYLE = REPOSITORY / "tests" / "corpus" / "student_style"
 Plan = dict[tuple[str, str], str]  # (student, notebook) -> roster kind
@@ -107,7 +106,7 @@ def build_class(submitted: Path, students: int, seed: int,
     plan = {}
     for number in range(1, students + 1):
         student = f"student{number:04d}"
-        for exercise in existing_exercises():
+        for exercise in EXERCISES:
             kind = choose(rng, exercise)
             place(submitted, student, exercise, fixtures.submission_for(exercise, kind))
             plan[(student, exercise.notebook)] = kind
@@ -218,7 +217,7 @@ def grade_class(root: Path, name: str, plan_of: Callable[[Path], Plan], jobs: in
 
 
 def growth(root: Path, jobs: int, seed: int) -> None:
-    per_student = len(existing_exercises())
+    per_student = len(EXERCISES)
     print(f"\ngrowth (honest work, grade-batch --jobs {jobs}):")
     print("  notebooks   seconds   notebooks/s   seconds per 100")
     for target in (100, 400, 1600):

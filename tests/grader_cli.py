@@ -18,12 +18,6 @@ from autograder.rubric import EXERCISES, Exercise
 GRADER = [sys.executable, "-m", "autograder"]
 
 
-def existing_exercises() -> list[Exercise]:
-    """Exercises whose source notebook and student copy exist (others are being written)."""
-    return [exercise for exercise in EXERCISES
-            if (SOLUTIONS / exercise.path).is_file() and (RELEASE / exercise.path).is_file()]
-
-
 def wrong_kinds(exercise: Exercise) -> list[str]:
     """The wrong-corpus entries of an exercise as roster kinds, leaving out those that end at a
     time limit (their names say "forever" or "loop"): a benchmark of them measures the limit."""
@@ -84,12 +78,12 @@ NBGRADER = str(Path(sys.executable).parent / "nbgrader")
 
 def nbgrader_course(course: Path) -> Path:
     """A temporary nbgrader course made from solutions/ and our nbgrader_config.py, with every
-    existing assignment generated; submissions go in the returned submitted/ folder."""
+    assignment generated; submissions go in the returned submitted/ folder."""
     import shutil
 
     shutil.copytree(SOLUTIONS, course / "solutions")
     shutil.copy(REPOSITORY / "nbgrader_config.py", course / "nbgrader_config.py")
-    for assignment in sorted({e.assignment for e in existing_exercises()}):
+    for assignment in sorted({e.assignment for e in EXERCISES}):
         subprocess.run([NBGRADER, "generate_assignment", assignment, "--force",
                         "--log-level=ERROR"], cwd=course, check=True, capture_output=True)
     return course / "submitted"

@@ -27,22 +27,8 @@ EXPECTED_BUGS = {
 
 
 @pytest.fixture(scope="module")
-def reference_points():
-    return fixtures.score_in_process(fixtures.honest_submission(EXERCISE), EXERCISE)
-
-
-@pytest.fixture(scope="module")
 def cron_matches():
     return reference.namespace(EXERCISE)["cron_matches"]
-
-
-def test_the_reference_earns_full_marks(reference_points):
-    assert reference_points == {"test_cron_matches": 25}
-
-
-def test_an_untouched_stub_earns_nothing():
-    assert fixtures.score_in_process(fixtures.stub_submission(EXERCISE), EXERCISE) == {
-        "test_cron_matches": 0}
 
 
 @pytest.mark.parametrize("answer", [
@@ -58,14 +44,6 @@ def test_a_constant_answer_earns_almost_nothing(answer):
 
 def test_the_corpus_keeps_one_wrong_solution_per_classic_bug():
     assert {entry.name for entry in ENTRIES} == EXPECTED_BUGS
-
-
-@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
-def test_every_wrong_solution_loses_points(entry, reference_points):
-    assert entry.header["loses"] == "test_cron_matches"
-    points = fixtures.score_in_process(fixtures.corpus_submission(entry), EXERCISE)
-    assert points["test_cron_matches"] < reference_points["test_cron_matches"], entry.header["bug"]
-    assert all(points[item] <= reference_points[item] for item in points)
 
 
 def _function_source(exercise_name: str, grade_id: str) -> str:

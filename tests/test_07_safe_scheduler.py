@@ -1,5 +1,5 @@
-"""Notebook 07 (safe scheduler): the reference earns 25 and the stub 0, each kept bug loses
-points on the item it names, the notebook's backoff_delays is notebook 05's, the run key and
+"""Notebook 07 (safe scheduler): the corpus keeps the bugs the issue names (tests/test_exercises.py
+grades it), the notebook's backoff_delays is notebook 05's, the run key and
 catch_up agree with independent oracles, the notebook's APScheduler settings behave as promised
 in a real scheduler, and the replayed day behind the timeline figure is the one described."""
 
@@ -21,13 +21,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autograder import reference
-from autograder.fixtures import (
-    corpus_submission,
-    honest_submission,
-    read_corpus,
-    score_in_process,
-    stub_submission,
-)
 from autograder.reference import SOLUTIONS, nbgrader_meta
 from autograder.rubric import exercise_for
 
@@ -41,32 +34,6 @@ ZONES = ["UTC", "Asia/Karachi", "America/New_York", "Europe/London", "Asia/Kolka
 @pytest.fixture(scope="module")
 def ns() -> dict:
     return reference.namespace(EXERCISE)
-
-
-@pytest.fixture(scope="module")
-def honest_scores() -> dict:
-    return score_in_process(honest_submission(EXERCISE), EXERCISE)
-
-
-def test_the_reference_earns_every_point(honest_scores):
-    assert honest_scores == {item.grade_id: item.points for item in EXERCISE.items}
-
-
-def test_the_stub_earns_nothing():
-    scores = score_in_process(stub_submission(EXERCISE), EXERCISE)
-    assert scores == {item.grade_id: 0.0 for item in EXERCISE.items}
-
-
-# A wrong solution's worker thread may die of the very bug the case catches (for example an
-# IntegrityError in check-then-insert); that is the student's error, not the test's.
-@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
-@pytest.mark.parametrize("entry", read_corpus(CORPUS), ids=lambda entry: entry.name)
-def test_each_kept_bug_loses_points_on_its_item(entry, honest_scores):
-    scores = score_in_process(corpus_submission(entry), EXERCISE)
-    lost = entry.header["loses"]
-    assert scores[lost] < honest_scores[lost], f"{entry.name} kept every point of {lost}: {scores}"
-    for grade_id, points in scores.items():
-        assert points <= honest_scores[grade_id], f"{entry.name} beat the reference on {grade_id}"
 
 
 def test_the_corpus_covers_the_bugs_the_issue_names():
@@ -145,7 +112,9 @@ def test_catch_up_matches_a_minute_by_minute_oracle(ns):
 
 # --------------------------------------------------------------------------- APScheduler
 
-def wait_for(predicate, seconds: float = 5.0) -> bool:
+def wait_for(predicate, seconds: float = 60.0) -> bool:
+    """Whether `predicate` comes true within `seconds`: it returns as soon as it does, so the
+    bound only catches an event that never comes, never a slow (loaded) machine."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if predicate():

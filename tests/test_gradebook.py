@@ -1,31 +1,41 @@
 """The gradebook table that `make demo` prints from grades.csv."""
 
+import pytest
+
 from autograder.gradebook import main, table
+from autograder.rubric import EXERCISES, Exercise
+
+pytestmark = pytest.mark.fast
+
+
+def row(student: str, exercise: Exercise, score: float, **more: str) -> dict[str, str]:
+    return {"student": student, "assignment": exercise.assignment, "notebook": exercise.notebook,
+            "score": f"{score:g}", "max_score": f"{exercise.max_score:g}", **more}
 
 
 def test_one_row_per_student_with_the_notebooks_graded_and_their_maximum():
-    rows = [
-        {"student": "bo", "assignment": "schedules", "notebook": "01_parse_cron_field",
-         "score": "25", "max_score": "25"},
-        {"student": "bo", "assignment": "schedules", "notebook": "03_next_run",
-         "score": "30.5", "max_score": "35"},
-        {"student": "al", "assignment": "capstone", "notebook": "07_safe_scheduler",
-         "score": "5", "max_score": "25"},
-    ]
+    first, middle, last = EXERCISES[0], EXERCISES[len(EXERCISES) // 2], EXERCISES[-1]
+    rows = [row("bo", first, first.max_score), row("bo", middle, middle.max_score - 4.5),
+            row("al", last, 5)]
     lines = table(rows).splitlines()
-    assert lines[0].split() == ["student", "01", "03", "07", "total"]
-    assert lines[1].split() == ["(max)", "25", "35", "25", "85"]
+    columns = [e.notebook[:2] for e in (first, middle, last)]
+    assert lines[0].split() == ["student", *columns, "total"]
+    tops = [first.max_score, middle.max_score, last.max_score]
+    assert lines[1].split() == ["(max)", *(f"{t:g}" for t in tops), f"{sum(tops):g}"]
     assert lines[2].split() == ["al", "-", "-", "5", "5"]
-    assert lines[3].split() == ["bo", "25", "30.5", "-", "55.5"]
+    bo = first.max_score + middle.max_score - 4.5
+    assert lines[3].split() == ["bo", f"{first.max_score:g}", f"{middle.max_score - 4.5:g}", "-",
+                                f"{bo:g}"]
+    assert f"{first.notebook[:2]} = {first.notebook}" in lines[-1]
 
 
 def test_overrides_and_late_penalties_are_marked():
-    rows = [{"student": "bo", "assignment": "schedules", "notebook": "01_parse_cron_field",
-             "score": "20", "max_score": "25", "penalty": "", "override": "regraded by hand"},
-            {"student": "bo", "assignment": "schedules", "notebook": "02_cron_matches",
-             "score": "22.5", "max_score": "25", "penalty": "2.5", "override": ""}]
+    first, second = EXERCISES[:2]
+    rows = [row("bo", first, 20, penalty="", override="regraded by hand"),
+            row("bo", second, 22.5, penalty="2.5", override="")]
     lines = table(rows).splitlines()
-    assert lines[1].split() == ["(max)", "25", "25", "50"]
+    assert lines[1].split() == ["(max)", f"{first.max_score:g}", f"{second.max_score:g}",
+                                f"{first.max_score + second.max_score:g}"]
     assert lines[2].split() == ["bo", "20*", "22.5L", "42.5"]
 
 

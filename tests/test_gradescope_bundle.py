@@ -20,10 +20,12 @@ import pytest
 
 from autograder import fixtures
 from autograder.reference import REPOSITORY
-from autograder.rubric import exercise_for
+from autograder.rubric import EXERCISES, exercise_for
 
 BACKOFF = exercise_for("05_backoff_delays")
 APPEND = exercise_for("06_append_if_new")
+RESILIENCE = [e for e in EXERCISES if e.assignment == "resilience"]
+TOP = sum(e.max_score for e in RESILIENCE)  # the assignment's points
 # The bundle must run on its own: nothing from this checkout on the module path.
 CLEAN_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
@@ -41,8 +43,7 @@ def bundle(tmp_path_factory) -> Path:
     names = zipfile.ZipFile(out).namelist()
     for needed in ("setup.sh", "run_autograder", "requirements.txt", "autograder/cli.py",
                    "autograder/suites/backoff_delays.py", "autograder/sandbox/worker.py",
-                   "solutions/resilience/05_backoff_delays.ipynb",
-                   "solutions/resilience/06_append_if_new.ipynb", "data/README.md"):
+                   *(f"solutions/{e.path}" for e in RESILIENCE), "data/README.md"):
         assert needed in names, f"{needed} is not in the bundle"
     assert not [n for n in names if n.startswith("solutions/schedules/")]
     return out
@@ -88,13 +89,13 @@ def test_setup_installs_the_graders_packages(bundle, tmp_path):
 
 
 def test_an_honest_submission_earns_the_assignments_points(bundle, tmp_path):
-    home = fake_autograder(bundle, tmp_path, {
-        "05_backoff_delays.ipynb": fixtures.honest_submission(BACKOFF),
-        "my work/06_append_if_new (1).ipynb": fixtures.honest_submission(APPEND)})
+    files: dict[str, object] = {f"{e.notebook}.ipynb": fixtures.honest_submission(e)
+                                for e in RESILIENCE if e is not APPEND}
+    files["my work/06_append_if_new (1).ipynb"] = fixtures.honest_submission(APPEND)
+    home = fake_autograder(bundle, tmp_path, files)
     results, _ = run_autograder(home)
-    assert (results["score"], results["max_score"]) == (50, 50)
-    assert {t["name"].split(" · ")[0] for t in results["tests"]} == {
-        "05_backoff_delays", "06_append_if_new"}
+    assert (results["score"], results["max_score"]) == (TOP, TOP)
+    assert {t["name"].split(" · ")[0] for t in results["tests"]} == {e.notebook for e in RESILIENCE}
 
 
 def test_a_buggy_submission_loses_points_and_a_missing_notebook_counts_zero(bundle, tmp_path):
@@ -103,9 +104,9 @@ def test_a_buggy_submission_loses_points_and_a_missing_notebook_counts_zero(bund
     home = fake_autograder(bundle, tmp_path, {
         "05_backoff_delays.ipynb": fixtures.corpus_submission(entry)})
     results, _ = run_autograder(home)
-    assert results["max_score"] == 50
-    assert 0 < results["score"] < 25
-    assert "06_append_if_new: 0 / 25 points (not graded)" in results["output"]
+    assert results["max_score"] == TOP
+    assert 0 < results["score"] < BACKOFF.max_score
+    assert f"06_append_if_new: 0 / {APPEND.max_score:g} points (not graded)" in results["output"]
 
 
 def test_a_hostile_submission_cannot_write_its_own_results(bundle, tmp_path):
@@ -121,5 +122,5 @@ def test_a_hostile_submission_cannot_write_its_own_results(bundle, tmp_path):
         "06_append_if_new.ipynb": tmp_path / "autograder" / "source" / "solutions" /
         "resilience" / "06_append_if_new.ipynb"})
     results, _ = run_autograder(home)
-    assert (results["score"], results["max_score"]) == (0, 50)
+    assert (results["score"], results["max_score"]) == (0, TOP)
     assert "symbolic link" in results["output"] or "symbolic link" in json.dumps(results)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import nbformat
 import pytest
-from grader_cli import existing_exercises
 from nbgrader import utils
 
 from autograder import fixtures, grading
@@ -65,7 +64,7 @@ def test_nbgrader_reads_the_points_from_the_outputs(points):
     assert utils.determine_grade(cell) == (points, 25.0)
 
 
-@pytest.mark.parametrize("exercise", existing_exercises(), ids=lambda e: e.notebook)
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.notebook)
 def test_a_grade_cell_s_released_text_is_what_students_receive(exercise):
     """SanitizeCells restores a grade cell silently only when its text is exactly this."""
     released = {nbgrader_meta(cell)["grade_id"]: cell.source

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import csv
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -24,7 +25,7 @@ import pytest
 from grader_cli import NBGRADER, nbgrader_course
 
 from autograder import fixtures, runner
-from autograder.rubric import exercise_for
+from autograder.rubric import EXERCISES, exercise_for
 
 PARSE, MATCHES = exercise_for("01_parse_cron_field"), exercise_for("02_cron_matches")
 DUE = "2026-01-10 12:00:00 UTC"
@@ -178,12 +179,21 @@ def test_feedback_exists_for_every_notebook_and_shows_the_report_safely(course, 
     assert "\x1b" not in eve
 
 
-def test_a_manual_adjustment_survives_autograde_force(course, autograded):
-    with gradebook(course) as book:
+@pytest.fixture(scope="module")
+def adjusted(course, autograded, tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """A copy of the autograded course where bo's 02 got a manual 20, then `autograde --force`
+    ran again. A copy, so that the tests reading the first autograde see it in any order."""
+    copy = tmp_path_factory.mktemp("nbgrader-adjusted") / "course"
+    shutil.copytree(course, copy, symlinks=True)
+    with gradebook(copy) as book:
         grade = book.find_grade("test_cron_matches", MATCHES.notebook, "schedules", "bo")
         grade.manual_score = 20
         book.db.commit()
-    done = nbgrader(course, "autograde", "schedules", "--force", "--log-level=WARN")
+    return copy, nbgrader(copy, "autograde", "schedules", "--force", "--log-level=WARN")
+
+
+def test_a_manual_adjustment_survives_autograde_force(adjusted):
+    course, done = adjusted
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Removing failed" not in done.stderr
     with gradebook(course) as book:
@@ -192,7 +202,8 @@ def test_a_manual_adjustment_survives_autograde_force(course, autograded):
     assert cell_scores(course)[("ada", PARSE.notebook)] == 25.0
 
 
-def test_export_writes_nbgrader_s_csv_and_a_canvas_csv(course, autograded):
+def test_export_writes_nbgrader_s_csv_and_a_canvas_csv(adjusted):
+    course, _ = adjusted
     done = nbgrader(course, "export", "--to", "grades.csv", "--log-level=ERROR")
     assert done.returncode == 0, done.stderr[-3000:]
     with open(course / "grades.csv", newline="") as handle:
@@ -209,7 +220,8 @@ def test_export_writes_nbgrader_s_csv_and_a_canvas_csv(course, autograded):
     header, possible, students = table[0], table[1], table[2:]
     assert header[:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
     column = header.index("schedules (812)")
-    assert possible[0].strip() == "Points Possible" and possible[column] == "110"
+    schedules = sum(e.max_score for e in EXERCISES if e.assignment == "schedules")
+    assert possible[0].strip() == "Points Possible" and possible[column] == f"{schedules:g}"
     by_id = {row[2]: row for row in students}
     assert set(by_id) == set(STUDENTS)
     assert by_id["ada"][column] == "40", "50 points less the late penalty"

@@ -48,6 +48,7 @@ def test_regenerating_the_student_copies_changes_nothing(regenerated):
         assert fresh == kept, f"notebooks/{name} differs from solutions/: run `make release`"
 
 
+@pytest.mark.fast  # reads the notebooks; no nbgrader, no kernel
 def test_every_exercise_is_released():
     for exercise in EXERCISES:
         assert (RELEASE / exercise.path).is_file(), f"notebooks/{exercise.path} is missing"
@@ -115,6 +116,7 @@ def student_texts() -> dict[str, str]:
     return texts
 
 
+@pytest.mark.fast  # reads the notebooks; no nbgrader, no kernel
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.notebook)
 def test_no_solution_or_hidden_test_line_reaches_students(exercise):
     path = SOLUTIONS / exercise.path
@@ -132,6 +134,7 @@ def test_no_solution_or_hidden_test_line_reaches_students(exercise):
         assert not leaked, f"{name} contains solution lines of {exercise.notebook}: {leaked[:3]}"
 
 
+@pytest.mark.fast  # reads the notebooks; no nbgrader, no kernel
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.notebook)
 def test_student_copies_have_no_outputs_and_stubbed_answers(exercise):
     notebook = nbformat.read(RELEASE / exercise.path, as_version=4)
@@ -142,6 +145,7 @@ def test_student_copies_have_no_outputs_and_stubbed_answers(exercise):
             assert "raise NotImplementedError" in cell.source, nbgrader_meta(cell)["grade_id"]
 
 
+@pytest.mark.fast  # reads the notebooks; no nbgrader, no kernel
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.notebook)
 def test_source_notebooks_store_their_figures(exercise):
     """Stored outputs come from a real run (make outputs), figures included: a run with a

@@ -249,12 +249,14 @@ def test_an_endless_loop_is_cut_at_the_time_limit_and_the_class_still_grades(tmp
         path = submitted / student / "schedules" / "01_parse_cron_field.ipynb"
         path.parent.mkdir(parents=True)
         nbformat.write(fixtures.build_submission(PARSE, {"answer_parse_cron_field": answer}), path)
-    started = time.monotonic()
+    # No wall-clock bound on the batch (a loaded machine is slow, not wrong): the loop was cut
+    # when lou's result says so and the batch ends; the timeout only stops a hang.
     done = subprocess.run([sys.executable, "-m", "autograder", "grade-batch", submitted, "--out",
                            tmp_path / "out", "--jobs", "2", "--time-limit", "2"],
-                          cwd=REPOSITORY, capture_output=True, text=True, timeout=120)
+                          cwd=REPOSITORY, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
-    assert time.monotonic() - started < 30
+    lou = (tmp_path / "out" / "students" / "lou" / "schedules" / "results.json").read_text()
+    assert "stopped at the notebook's time limit of 2 s" in lou, lou[:2000]
     with open(tmp_path / "out" / "grades.csv", newline="") as stream:
         scores = {row["student"]: row["score"] for row in csv.DictReader(stream)
                   if row["notebook"] == "01_parse_cron_field"}
@@ -283,9 +285,7 @@ def first_wrong_entries() -> list:
     """One wrong solution per notebook, for the sandboxed-versus-in-process comparison."""
     entries = {}
     for entry in fixtures.read_corpus(REPOSITORY / "tests" / "corpus" / "wrong"):
-        exercise = entry.exercise
-        if grading.has_reference(exercise) and (fixtures.RELEASE / exercise.path).is_file():
-            entries.setdefault(exercise.notebook, entry)
+        entries.setdefault(entry.exercise.notebook, entry)
     return list(entries.values())
 
 

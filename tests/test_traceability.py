@@ -19,6 +19,8 @@ from autograder.reference import is_answer_cell, nbgrader_meta
 from autograder.rubric import EXERCISES, GradedItem
 from autograder.suite import cases_for
 
+pytestmark = pytest.mark.fast  # no kernel, no sandbox: `make test-fast`
+
 ITEMS = [(exercise, item) for exercise in EXERCISES for item in exercise.items]
 SHORTEST_RULE = 12  # characters: a rule is a statement, not a word that happens to occur
 

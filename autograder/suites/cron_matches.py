@@ -22,8 +22,13 @@ FRI_20 = datetime(2026, 3, 20, 9, 0)
 NEW_YORK = ZoneInfo("America/New_York")
 
 
-def at(moment: datetime, **changes: int) -> datetime:
-    return moment.replace(**changes)
+def at(moment: datetime, *, hour: int | None = None, minute: int | None = None,
+       second: int | None = None, microsecond: int | None = None) -> datetime:
+    """`moment` with the given parts of its time of day changed."""
+    return moment.replace(hour=moment.hour if hour is None else hour,
+                          minute=moment.minute if minute is None else minute,
+                          second=moment.second if second is None else second,
+                          microsecond=moment.microsecond if microsecond is None else microsecond)
 
 
 def _moment_text(moment: datetime) -> str:

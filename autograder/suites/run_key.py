@@ -7,9 +7,10 @@ from autograder.suite import Case, call
 
 UTC = timezone.utc
 CONFIG = {"symbols": ["ENGRO", "HBL", "OGDC"], "metric": "vwap"}
-PARTS = {"job": "psx_hourly", "window_start": datetime(2024, 3, 15, 5, 0, tzinfo=UTC),
-         "window_end": datetime(2024, 3, 15, 6, 0, tzinfo=UTC), "config": CONFIG,
-         "source": "psx-cache"}
+WINDOW_START = datetime(2024, 3, 15, 5, 0, tzinfo=UTC)
+WINDOW_END = datetime(2024, 3, 15, 6, 0, tzinfo=UTC)
+PARTS = {"job": "psx_hourly", "window_start": WINDOW_START, "window_end": WINDOW_END,
+         "config": CONFIG, "source": "psx-cache"}
 KARACHI = ZoneInfo("Asia/Karachi")
 
 # The rules of the exercise section (Part 1), word for word.
@@ -55,8 +56,8 @@ CASES = [
              weight=1.5, rule=KEY_RECIPE),
     same("the same logical run always gives the same key", {}, 1.5, ONE_NAME),
     same("the same window written in Karachi time gives the same key",
-         {"window_start": PARTS["window_start"].astimezone(KARACHI),
-          "window_end": PARTS["window_end"].astimezone(KARACHI)}, 1.5, ZONES),
+         {"window_start": WINDOW_START.astimezone(KARACHI),
+          "window_end": WINDOW_END.astimezone(KARACHI)}, 1.5, ZONES),
     same("a config with its keys in another order gives the same key",
          {"config": {"metric": "vwap", "symbols": ["ENGRO", "HBL", "OGDC"]}}, 1, SORTED_KEYS),
     change("changing the job name changes the key", "job", "psx_daily", 1),
