@@ -29,11 +29,6 @@ from autograder.rubric import EXERCISES, Exercise
 HOSTILE_LIMITS = ("--time-limit", "10", "--memory-limit", "512")
 CHEATS = ("grader_imported_runs_reference", "grader_judge_patched", "grader_hook_faked")
 WRONG = REPOSITORY / "tests" / "corpus" / "wrong"
-# Entries whose score depends on how threads happen to interleave, on either path: the
-# runs_table race probe sees a check-then-insert collide on some runs and not on others
-# (24.44, 24.26 or 24.07 of 25 from grade-batch alone, by machine load). Not a difference
-# between the graders; reported as an expected failure until the probe is deterministic.
-TIMING_DEPENDENT = {"wrong/07_safe_scheduler/check_then_insert"}
 
 
 def wrong_rounds() -> dict[str, dict[Exercise, str]]:
@@ -118,9 +113,7 @@ def students() -> list[tuple[str, Exercise, str]]:
 
 
 def cases() -> list:
-    return [pytest.param(s, e, k, id=f"{e.notebook[:2]}-{k}", marks=[pytest.mark.xfail(
-        strict=False, reason="its score depends on thread timing")] if k in TIMING_DEPENDENT
-        else []) for s, e, k in students()]
+    return [pytest.param(s, e, k, id=f"{e.notebook[:2]}-{k}") for s, e, k in students()]
 
 
 @pytest.mark.parametrize("student,exercise,kind", cases())

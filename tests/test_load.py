@@ -87,3 +87,26 @@ def test_a_time_out_is_never_reused_by_a_rerun(tmp_path):
     assert again.returncode == 0, again.stderr
     assert "graded 1 notebooks, skipped 1 unchanged" in again.stderr, again.stderr
     assert "lou/" in again.stderr and "ann/" not in again.stderr.split("graded 1")[0]
+
+
+CAPSTONE = exercise_for("07_safe_scheduler")
+RACES = ("acquiring one new run at the same moment", "workers at the same moment",
+         "two triggers at once", "three triggers at once")
+
+
+@needs_bwrap
+def test_a_race_comes_out_the_same_on_every_run(tmp_path):
+    """A check-then-insert acquire_run meets the interleaving that breaks it on every run, and
+    the reference never waits for it: the race probes force who looks first (LookTogether in
+    autograder/sandbox/probes/capstone.py) instead of leaving it to thread timing."""
+    assert grading.prepare((CAPSTONE,)) == []
+    entry = fixtures.read_corpus_entry(REPOSITORY / "tests" / "corpus" / "wrong" /
+                                       CAPSTONE.notebook / "check_then_insert.py")
+    path = tmp_path / f"{CAPSTONE.notebook}.ipynb"
+    nbformat.write(fixtures.corpus_submission(entry), path)
+    runs = [_grade(path)[0] for _ in range(3)]
+    failed = [sorted(t.name for item in run.items for t in item.tests if not t.passed)
+              for run in runs]
+    assert failed[0] == failed[1] == failed[2], failed
+    assert all(any(race in name for name in failed[0]) for race in RACES), failed[0]
+    assert runs[0].score == runs[1].score == runs[2].score

@@ -320,6 +320,61 @@ def runs_script(namespace: dict, steps: list) -> list:
             world.close()
 
 
+# ------------------------------------------------------------------------- forcing the race
+
+RACE_WAIT = 3.0  # seconds a racing connection waits for the others to have looked
+
+
+class LookTogether:
+    """Makes a race come out the same on every run, quiet machine or busy: each racing
+    connection's first statement, when it only reads (a SELECT), waits after it ran until every
+    racer has run its first statement. So code that looks before it writes (check, then insert)
+    always meets the interleaving that breaks it, and code whose first statement writes (an
+    INSERT, a BEGIN IMMEDIATE) never waits. Threads would otherwise decide it by timing."""
+
+    def __init__(self, racers: int) -> None:
+        self.racers = racers
+        self.arrived = 0
+        self.condition = threading.Condition()
+
+    def connection(self, db: sqlite3.Connection) -> _RacingConnection:
+        return _RacingConnection(db, self)
+
+    def first_statement(self, sql: object) -> None:
+        reads = isinstance(sql, str) and sql.lstrip().upper().startswith(("SELECT", "WITH"))
+        with self.condition:
+            self.arrived += 1
+            self.condition.notify_all()
+            if reads:
+                self.condition.wait_for(lambda: self.arrived >= self.racers, timeout=RACE_WAIT)
+
+
+class _RacingConnection:
+    """A connection that reports its first statement to a `LookTogether`; anything else is the
+    connection's own."""
+
+    def __init__(self, db: sqlite3.Connection, race: LookTogether) -> None:
+        self._db = db
+        self._race: LookTogether | None = race
+
+    def execute(self, sql, *args, **kwargs):
+        cursor = self._db.execute(sql, *args, **kwargs)
+        race, self._race = self._race, None
+        if race is not None:
+            race.first_statement(sql)
+        return cursor
+
+    def __getattr__(self, name: str):
+        return getattr(self._db, name)
+
+    def __enter__(self):
+        self._db.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self._db.__exit__(*exc)
+
+
 @probe("runs_table.race")
 def runs_race(namespace: dict, workers: int) -> dict:
     """`workers` threads, each with its own connection, acquire one new run at the same moment."""
@@ -328,6 +383,7 @@ def runs_race(namespace: dict, workers: int) -> dict:
     with scratch() as folder:
         world = World(namespace, folder)
         barrier = threading.Barrier(workers)
+        race = LookTogether(workers)
         actions: list = []
         lock = threading.Lock()
 
@@ -335,7 +391,8 @@ def runs_race(namespace: dict, workers: int) -> dict:
             db = connect(world.path)
             try:
                 barrier.wait(timeout=5)
-                claim = acquire_run(db, "k", BASE, 300.0, f"worker-{index + 1}")
+                claim = acquire_run(race.connection(db), "k", BASE, 300.0,
+                                    f"worker-{index + 1}")
                 action = claim.get("action") if type(claim) is dict else "not a dict"
             except Exception as error:
                 action = f"raised {type(error).__name__}"
@@ -526,13 +583,21 @@ def proofs_fire_together(namespace: dict, workers: int, observe: list) -> dict:
                     if len(returned) >= workers - 1:
                         world.source.gate.set()
 
+        race = LookTogether(workers)
+        real_connect = lookup(namespace, "connect")
+
+        def racing_connect(*args, **kwargs):
+            return race.connection(real_connect(*args, **kwargs))
+
         job = world.job()
         namespace["run_job"] = counted_run_job
+        namespace["connect"] = racing_connect
         try:
             results = fire_together(world.path, job, world.source, world.store, world.clock,
                                     workers)
         finally:
             namespace["run_job"] = real_run_job
+            namespace["connect"] = real_connect
         key = world.key(job)
         try:
             views = ([result_view(r, key) for r in results] if type(results) is list
