@@ -179,8 +179,9 @@ def files_digest(exercise: Exercise | None = None) -> str:
                 probes = set()
             for name in probes:
                 module = sys.modules.get(getattr(PROBES.get(name), "__module__", ""))
-                if module is not None and getattr(module, "__file__", None):
-                    files.append(Path(module.__file__))
+                source = getattr(module, "__file__", None) if module is not None else None
+                if source:
+                    files.append(Path(source))
     digest = hashlib.sha256()
     for path in sorted(set(files)):
         # Named relative to the repository, so that machines grading shards of one class

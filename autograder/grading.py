@@ -277,7 +277,7 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
            "cpu_budget": limits.time}
     run = runner.run(job, limits, options.sandbox, exercise.assignment)
     result = score_run(exercise, run, limits, shown, options.show_expected,
-                       labels={f"setup cell {index + 1}" for index in range(len(job["prelude"]))}
+                       labels={f"setup cell {index + 1}" for index in range(len(extracted.prelude))}
                        | {cell["label"] for cell in extracted.cells})
     result.problems[:0] = extracted.problems
     result.flags += _hard_links(path)

@@ -31,6 +31,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, cast
 
 from . import seccomp
 
@@ -365,7 +366,8 @@ class _Cgroup:
         try:
             enabled = set(controllers.read_text().split()) if controllers.is_file() else set()
             if {"memory", "pids"} <= enabled:
-                limits = {"memory.max": memory_bytes, "memory.swap.max": 0, "pids.max": processes}
+                limits: dict[str, int | str] = {"memory.max": memory_bytes,
+                                                "memory.swap.max": 0, "pids.max": processes}
                 if "cpu" in enabled:
                     limits.update({"cpu.max": f"{quota} {period}", "cpu.weight": 100})
                 self._make(v2 / name, limits)
@@ -497,9 +499,12 @@ def run(job: dict, limits: Limits, sandbox: Sandbox, assignment: str = "") -> Ru
     if filter_fd is not None:
         os.close(filter_fd)
     stdout, stderr, events = _Sink(OUTPUT_CAP), _Sink(OUTPUT_CAP), _Sink(RESULTS_CAP)
+    # All three streams were opened as pipes (subprocess.PIPE above), so none is None.
+    pipes = cast("tuple[IO[bytes], IO[bytes], IO[bytes]]",
+                 (process.stdin, process.stdout, process.stderr))
     try:
         result.timed_out = _pump(process, json.dumps(job).encode(), read_end,
-                                 {process.stdout.fileno(): stdout, process.stderr.fileno(): stderr,
+                                 {pipes[1].fileno(): stdout, pipes[2].fileno(): stderr,
                                   read_end: events},
                                  started + limits.backstop + START_GRACE)
     finally:
@@ -510,7 +515,7 @@ def run(job: dict, limits: Limits, sandbox: Sandbox, assignment: str = "") -> Ru
             _live.discard(process)
         if _reaping:
             reap_orphans()
-        for stream in (process.stdin, process.stdout, process.stderr):
+        for stream in pipes:
             try:
                 stream.close()
             except OSError:
@@ -534,7 +539,8 @@ def _pump(process: subprocess.Popen, payload: bytes, results_fd: int,
     for fd in sinks:
         os.set_blocking(fd, False)
         selector.register(fd, selectors.EVENT_READ)
-    stdin = process.stdin.fileno()
+    pipe = cast(IO[bytes], process.stdin)  # the caller opened it with stdin=subprocess.PIPE
+    stdin = pipe.fileno()
     os.set_blocking(stdin, False)
     selector.register(stdin, selectors.EVENT_WRITE)
     sent = 0
@@ -565,7 +571,7 @@ def _pump(process: subprocess.Popen, payload: bytes, results_fd: int,
                 if done:
                     selector.unregister(fd)
                     if fd == stdin:
-                        process.stdin.close()
+                        pipe.close()
                     elif fd == results_fd:
                         os.close(fd)
     finally:

@@ -125,10 +125,16 @@ def _spelled_out(case: Case, shown: str) -> bool:
     if case.probe != "call" or case.kwargs or not case.args or not shown:
         return False
     for quote in ("'", '"'):
-        parts = [_as_source(arg, quote) for arg in case.args]
-        if None not in parts and " ".join(", ".join(parts).split()) in shown:
+        parts = _all_written([_as_source(arg, quote) for arg in case.args])
+        if parts is not None and " ".join(", ".join(parts).split()) in shown:
             return True
     return False
+
+
+def _all_written(parts: list[str | None]) -> list[str] | None:
+    """`parts` when every one of them could be written out, else None."""
+    written = [part for part in parts if part is not None]
+    return written if len(written) == len(parts) else None
 
 
 def _as_source(value: object, quote: str) -> str | None:
@@ -149,18 +155,18 @@ def _as_source(value: object, quote: str) -> str | None:
     if isinstance(value, (date, time, timedelta)):
         return None
     if isinstance(value, (list, tuple)) and len(value) <= 20:
-        inner = [_as_source(v, quote) for v in value]
-        if None in inner:
+        inner = _all_written([_as_source(v, quote) for v in value])
+        if inner is None:
             return None
         body = ", ".join(inner)
         if isinstance(value, list):
             return f"[{body}]"
         return f"({body},)" if len(inner) == 1 else f"({body})"
     if isinstance(value, dict) and len(value) <= 20:
-        inner = [(_as_source(k, quote), _as_source(v, quote)) for k, v in value.items()]
-        if any(None in pair for pair in inner):
+        pairs = [(_as_source(k, quote), _as_source(v, quote)) for k, v in value.items()]
+        if any(None in pair for pair in pairs):
             return None
-        return "{" + ", ".join(f"{k}: {v}" for k, v in inner) + "}"
+        return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
     return None
 
 
@@ -290,7 +296,7 @@ def score(exercise: Exercise, item: GradedItem, outcomes: dict[str, dict],
     valid = [index for index, is_rejection in enumerate(rejection) if not is_rejection]
     valid_weight = sum(cases[index].weight for index in valid)
     answered = sum(cases[index].weight for index in valid
-                   if isinstance(received[index], dict) and "value" in received[index])
+                   if isinstance(answer := received[index], dict) and "value" in answer)
     any_right = any(judged[index][0] for index in valid)
     gate_open = not valid or (answered >= REJECTION_GATE * valid_weight and any_right)
     verdicts = []

@@ -27,6 +27,7 @@ import os
 import sys
 import types
 from collections.abc import Callable
+from typing import cast
 
 # Containers at module level whose contents probes use; compared item by item.
 _REGISTRIES = (("sandbox.probes", "PROBES"), ("copy", "_deepcopy_dispatch"),
@@ -108,8 +109,9 @@ def snapshot() -> Snapshot:
                     and type(value.__self__).__module__ == name:
                 instances.append((name, value.__self__, type(value.__self__)))
     for module_name, attribute in _REGISTRIES:
-        module = sys.modules.get(module_name)
-        registry = getattr(module, attribute, None) if module is not None else None
+        registry_module = sys.modules.get(module_name)
+        registry = getattr(registry_module, attribute, None) \
+            if registry_module is not None else None
         if isinstance(registry, dict):
             registries.append((registry, tuple(registry.items())))
     protected = frozenset([id(function) for function in guarded]
@@ -277,8 +279,9 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = ()) ->
 
     # Defaults are a tuple, which nobody can change in place; the hook guards itself too.
     keep.append(hook)
+    # `hook` is defined with defaults above, so they are a tuple, never None.
     hook.__defaults__ = (saved[5] | frozenset(map(id, keep)), tuple(keep),
-                         *hook.__defaults__[2:])
+                         *cast(tuple, hook.__defaults__)[2:])
     sys.addaudithook(hook)
     return hook
 

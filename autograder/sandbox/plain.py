@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+from typing import cast
 
 MAX_DEPTH = 40
 MAX_ITEMS = 200_000
@@ -83,7 +84,7 @@ def _encode(value: object, depth: int, budget: _Budget) -> object:
     return {"__unsupported__": f"{kind.__module__}.{kind.__qualname__}"}
 
 
-def _tz_from_plain(tz: object) -> _dt.tzinfo | None:
+def _tz_from_plain(tz: dict | None) -> _dt.tzinfo | None:
     if tz is None:
         return None
     if "zone" in tz:
@@ -137,14 +138,18 @@ def _same(expected: object, actual: object, rel_tol: float, abs_tol: float, dept
         return False
     if type(expected) is not type(actual):
         return False
+    # From here on `actual` has exactly the type of `expected`, as checked just above.
     if type(expected) is float:
-        return math.isclose(expected, actual, rel_tol=rel_tol, abs_tol=abs_tol)
+        return math.isclose(expected, cast(float, actual), rel_tol=rel_tol, abs_tol=abs_tol)
     if type(expected) is list:
-        return len(expected) == len(actual) and all(
-            _same(e, a, rel_tol, abs_tol, depth + 1) for e, a in zip(expected, actual, strict=True))
+        actual_list = cast(list, actual)
+        return len(expected) == len(actual_list) and all(
+            _same(e, a, rel_tol, abs_tol, depth + 1)
+            for e, a in zip(expected, actual_list, strict=True))
     if type(expected) is dict:
-        return expected.keys() == actual.keys() and all(
-            _same(expected[k], actual[k], rel_tol, abs_tol, depth + 1) for k in expected)
+        actual_dict = cast(dict, actual)
+        return expected.keys() == actual_dict.keys() and all(
+            _same(expected[k], actual_dict[k], rel_tol, abs_tol, depth + 1) for k in expected)
     return expected == actual
 
 
@@ -197,7 +202,7 @@ def _show(data: object, depth: int) -> str:
 
 
 # The grammar of to_plain's output, checked on data that came out of a sandbox.
-_MARKERS = {
+_MARKERS: dict[str, type | tuple[type, ...]] = {
     "__tuple__": list, "__set__": list, "__dict__": list, "__date__": str, "__float__": str,
     "__bytes__": str, "__unsupported__": str, "__timedelta__": (int, float),
     "__toolarge__": bool,
@@ -225,9 +230,9 @@ def is_plain(data: object, depth: int = 0) -> bool:
     if key not in _MARKERS or not isinstance(value, _MARKERS[key]) or type(value) is bool \
             and key != "__toolarge__":
         return False
-    if key == "__dict__":
+    if key == "__dict__":  # a list, by the isinstance check against _MARKERS above
         return all(type(pair) is list and len(pair) == 2 and is_plain(pair[0], depth + 1)
-                   and is_plain(pair[1], depth + 1) for pair in value)
+                   and is_plain(pair[1], depth + 1) for pair in cast(list, value))
     if type(value) is list:
         return all(is_plain(item, depth + 1) for item in value)
     return True

@@ -48,9 +48,20 @@ import signal
 import stat
 import sys
 import time
+from typing import TYPE_CHECKING, cast
 
 from . import guard
 from .harness import StepTimeout, run_case, run_cell, wall_backstop
+
+if TYPE_CHECKING:
+    from typing import TypedDict
+
+    class _WatchState(TypedDict):
+        current: int  # index of the case the server is on
+        since: float  # monotonic time it started that case
+        cpu: float  # the server's CPU seconds when it started that case
+        finished: bool
+        buffer: bytes  # progress text not yet split into lines
 
 UNPRIVILEGED = 65534  # "nobody", when the parent names no uid of its own for this run
 RECORD_CAP = 1024 * 1024  # bytes of one record from the notebook's processes
@@ -114,7 +125,8 @@ def keep_imports_reachable(uid: int) -> bool:
         opened[real] = f"/proc/self/fd/{fd}"
         return opened[real]
 
-    sys.path[:] = [through_fd(entry) for entry in sys.path]
+    # A str entry stays a str (itself, or the /proc/self/fd path that stands for it).
+    sys.path[:] = [cast(str, through_fd(entry)) for entry in sys.path]
     for module in list(sys.modules.values()):
         search = getattr(module, "__path__", None)
         if isinstance(search, list):
@@ -435,8 +447,8 @@ def _watch_server(pid: int, progress: int, cases: list, start: int, send, wait4,
                   kill) -> int:
     """Wait for a case server; stop it when one case waits past its wall-clock backstop.
     Returns the index of the next case to run (len(cases) when nothing is left)."""
-    state = {"current": start, "since": time.monotonic(), "cpu": 0.0, "finished": False,
-             "buffer": b""}
+    state: _WatchState = {"current": start, "since": time.monotonic(), "cpu": 0.0,
+                          "finished": False, "buffer": b""}
 
     def take(data: bytes) -> None:
         state["buffer"] += data

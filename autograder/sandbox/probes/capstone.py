@@ -636,7 +636,7 @@ def proofs_gap(namespace: dict, last_end_hour: int, now_minutes: float, calls: i
         try:
             last_end = datetime(2024, 3, 15, last_end_hour, last_end_minute, tzinfo=UTC)
             now = BASE + timedelta(minutes=now_minutes)
-            plans = []
+            plans: list[object] = []  # a plan as plain text, or a note on what came back
             for _ in range(calls):
                 plan = catch_up(world.db, "psx_hourly", last_end, now)
                 if type(plan) is not dict:
