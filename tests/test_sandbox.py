@@ -256,7 +256,7 @@ def test_an_endless_loop_is_cut_at_the_time_limit_and_the_class_still_grades(tmp
                           cwd=REPOSITORY, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     lou = (tmp_path / "out" / "students" / "lou" / "schedules" / "results.json").read_text()
-    assert "stopped at the notebook's time limit of 2 s" in lou, lou[:2000]
+    assert "stopped at the notebook's CPU time limit of 2 s" in lou, lou[:2000]
     with open(tmp_path / "out" / "grades.csv", newline="") as stream:
         scores = {row["student"]: row["score"] for row in csv.DictReader(stream)
                   if row["notebook"] == "01_parse_cron_field"}
