@@ -41,6 +41,13 @@ def wrong_rounds() -> dict[str, dict[Exercise, str]]:
     return rounds
 
 
+def twins() -> dict[str, str]:
+    """student -> corpus entry for the twins of hostile entries (tests/corpus/twins/): the same
+    functions without the tampering cells, whose score bounds what the hostile entry may earn."""
+    return {f"twin-{path.stem}": f"twins/{path.stem}"
+            for path in sorted((REPOSITORY / "tests" / "corpus" / "twins").glob("*.py"))}
+
+
 def hostile() -> dict[str, Hostile]:
     return {f"hostile-{entry.name}": entry for entry in hostile_students()}
 
@@ -56,6 +63,10 @@ def place_class(submitted: Path, hostile_ones: bool) -> None:
             for exercise, kind in kinds.items():
                 fixtures.place(submitted, student, exercise,
                                fixtures.submission_for(exercise, kind))
+        for student, kind in twins().items():
+            entry = fixtures.read_corpus_entry(REPOSITORY / "tests" / "corpus" / f"{kind}.py")
+            fixtures.place(submitted, student, entry.exercise,
+                           fixtures.submission_for(entry.exercise, kind))
         return
     for student, entry in hostile().items():
         for name, made in entry.files.items():
@@ -107,6 +118,8 @@ def students() -> list[tuple[str, Exercise, str]]:
     found = [("ok-honest", e, "honest") for e in EXERCISES]
     found += [("ok-untouched", e, "stub") for e in EXERCISES]
     found += [(s, e, kind) for s, kinds in wrong_rounds().items() for e, kind in kinds.items()]
+    found += [(s, fixtures.read_corpus_entry(REPOSITORY / "tests" / "corpus" / f"{kind}.py")
+               .exercise, kind) for s, kind in twins().items()]
     found += [(s, entry.exercise, f"hostile/{entry.name}") for s, entry in hostile().items()
               if submits_the_notebook(entry)]
     return found

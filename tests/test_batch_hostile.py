@@ -9,7 +9,9 @@ second run reads every result back from the cache), holds:
   spreadsheet formula;
 - `eve` (tests/corpus/hostile/unencodable_error.py): exceptions whose class name and message
   hold lone surrogates, NUL, terminal escapes, Markdown headings and HTML;
-- `mallory` (tests/corpus/hostile/forged_channel_labels.py): writes to the results channel;
+- `mallory` (tests/corpus/hostile/forged_channel_labels.py): writes forged records to the
+  results channel's descriptor, which the process running notebook code no longer holds (only
+  the worker's relay does), so none of them reaches the grader;
 - `sym`, a notebook that is a symbolic link to ada's; `hard`, a hard link to `linked`'s
   notebook; `huge`, a 3 GiB sparse file named like the notebook.
 
@@ -147,7 +149,7 @@ def test_results_json_is_valid_utf8_without_surrogates(graded):
     assert eve["score"] == 0
     assert any("BadName\x1b[2J" in test["output"] for test in eve["tests"]), eve["tests"][:2]
     mallory = json.loads((out / "students" / "mallory" / "schedules" / "results.json").read_text())
-    assert "PASSED\ufffd" in mallory["output"]
+    assert mallory["score"] == 0 and "PASSED" not in json.dumps(mallory)  # nothing forged arrived
 
 
 def test_reports_show_submission_text_only_as_code(graded):
@@ -168,8 +170,8 @@ def test_reports_show_submission_text_only_as_code(graded):
 def test_labels_come_from_the_grader_not_the_sandbox(graded):
     out, *_ = graded
     text = (out / "students" / "mallory" / "report.md").read_text(encoding="utf-8")
-    assert "a cell raised" in text
     assert "answer cell answer_parse_cron_field\\n" not in text
+    assert "25 / 25 points" not in text and "<b>" not in text
 
 
 def test_the_terminal_gets_no_control_characters(graded):
@@ -189,10 +191,10 @@ def test_tampering_is_listed_per_student(graded):
     with open(out / "flags.csv", newline="", encoding="utf-8") as handle:
         flags = list(csv.DictReader(handle))
     flagged = {row["student"] for row in flags}
-    assert flagged == {"mallory", "sym", "huge", "hard", "linked"}, flags
-    mallory = " ".join(row["flag"] for row in flags if row["student"] == "mallory")
-    assert "did not ask for" in mallory and "second outcomes" in mallory \
-        and "after the end" in mallory
+    # mallory's forged records never reach the grader (see the module docstring), so there is
+    # nothing of hers to flag; tests/corpus/hostile/forged_case_outcomes.py shows what the
+    # relay flags when notebook code does reach it.
+    assert flagged == {"sym", "huge", "hard", "linked"}, flags
     assert any("refused" in row["flag"] and "larger than" in row["flag"] for row in flags
                if row["student"] == "huge")
     assert any("2 hard links" in row["flag"] for row in flags if row["student"] == "hard")
@@ -201,7 +203,7 @@ def test_tampering_is_listed_per_student(graded):
     assert not any(gradebook[student]["flags"] for student in HONEST if student != "=1+1")
     for run in (first, second):
         summary = run.stderr[run.stderr.index("graded "):]
-        assert "tampering noticed for 5 students" in summary
+        assert "tampering noticed for 4 students" in summary
         for student in flagged:
             assert f"\n  {student}: " in summary, summary
 

@@ -507,7 +507,7 @@ FLAGGED = ("poisoned_probe_machinery", "poisoned_race_threads", "forged_case_out
 
 def _saved_results(batch: Batch, student: str) -> list[dict]:
     return [json.loads(path.read_text())["result"]
-            for path in (batch.out / student / ".results").rglob("*.json")]
+            for path in (batch.out / "students" / student / ".results").rglob("*.json")]
 
 
 @pytest.mark.parametrize("name", FLAGGED)
@@ -520,6 +520,7 @@ def test_tampering_is_flagged_for_the_instructor(batch, name):
 
 
 def test_honest_work_is_never_flagged(batch):
+    assert all(_saved_results(batch, student) for student in batch.honest)
     flagged = {student: result["flags"] for student in batch.honest
                for result in _saved_results(batch, student) if result["flags"]}
     assert not flagged

@@ -12,8 +12,8 @@ def next_run(expression, after):
     for field, low, high in zip(fields, (0, 0, 1, 1, 0), (59, 23, 31, 12, 7), strict=True):
         parse_cron_field(field, low, high)  # a bad field raises at once
     moment = after.replace(second=0, microsecond=0) + timedelta(minutes=1)
-    end = after + timedelta(days=365 * 5 + 2)
-    while moment < end:
+    end = after + timedelta(days=5 * 366)  # the notebook's exact bound, inclusive
+    while moment <= end:
         minute, hour, day, month, weekday = expression.split()
         minutes, hours = parse_cron_field(minute, 0, 59), parse_cron_field(hour, 0, 23)
         if (moment.minute in minutes and moment.hour in hours
