@@ -19,9 +19,9 @@ Prints, in one run on this machine:
    answers (tests/corpus/student_style/: a next_run that re-parses the expression every minute,
    a run_order that rescans every job at every step), classic bugs, and code that runs until a
    time limit stops it. Throughput of both graders, and the grader's overhead: the share of
-   grade-batch's wall time (times --jobs) not spent running the student's code, where the
-   student's code time is measured by running the same cells and hidden tests in this process
-   with no isolation at all.
+   the time grade-batch spent on the notebooks (each from its start to its result, summed) not
+   spent running the student's code, where the student's code time is measured by running the
+   same cells and hidden tests in this process with no isolation at all.
 4. With `--growth`: grade-batch on honest classes of about 100, 400 and 1,600 notebooks, to
    show that the time grows linearly with the class.
 
@@ -181,6 +181,15 @@ def student_code_seconds(submitted: Path, plan: Plan) -> float:
     return total
 
 
+def graded_seconds(out: Path) -> float:
+    """The time grade-batch spent on each notebook, from starting it to its result, summed
+    (Gradescope's execution_time of every results.json): idle workers do not count."""
+    import json
+
+    return sum(float(json.loads(path.read_text()).get("execution_time") or 0.0)
+               for path in out.glob("students/*/*/results.json"))
+
+
 def compare(plan: Plan, ours: Grades, theirs: dict[tuple[str, str], float]) -> list[str]:
     return [f"  differ: {student} {notebook} ({plan[(student, notebook)]}): grade-batch "
             f"{ours.score(student, notebook):g}, nbgrader {theirs[(student, notebook)]:g}"
@@ -201,9 +210,11 @@ def grade_class(root: Path, name: str, plan_of: Callable[[Path], Plan], jobs: in
           "sandbox floor)")
     if overhead:
         own = student_code_seconds(submitted, plan)
-        share = max(0.0, 1 - own / (ours_seconds * jobs))
-        print(f"  the students' own code, run with no isolation: {own:.1f} s; grader overhead "
-              f"{share:.0%} of grade-batch's {ours_seconds * jobs:.1f} worker-seconds")
+        spent = graded_seconds(root / name / "graded")
+        share = max(0.0, 1 - own / spent) if spent else 0.0
+        print(f"  the students' own code, run with no isolation: {own:.1f} s; grade-batch spent "
+              f"{spent:.1f} s on the notebooks (start to result, summed): grader overhead "
+              f"{share:.0%}")
     if not nbgrader:
         return 0.0, []
     theirs_seconds, theirs = run_nbgrader(root / name / "course", submitted)
