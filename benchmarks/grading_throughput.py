@@ -217,7 +217,13 @@ def grade_class(root: Path, name: str, plan_of: Callable[[Path], Plan], jobs: in
               f"{share:.0%}")
     if not nbgrader:
         return 0.0, []
-    theirs_seconds, theirs = run_nbgrader(root / name / "course", submitted)
+    try:
+        theirs_seconds, theirs = run_nbgrader(root / name / "course", submitted)
+    except RuntimeError as error:  # stock nbgrader gives up on a student's whole assignment
+        print(f"  nbgrader autograde failed on this class, so there is no ratio: "
+              f"{str(error).splitlines()[0]} (a cell that times out makes stock nbgrader "
+              "drop the student's assignment)")
+        return 0.0, []
     print(f"  nbgrader autograde: {theirs_seconds:.1f} s, "
           f"{count / theirs_seconds:.2f} notebooks/s")
     ratio = theirs_seconds / ours_seconds
