@@ -22,6 +22,7 @@ import csv
 import io
 from pathlib import Path
 
+from . import escape
 from .rubric import ASSIGNMENTS, EXERCISES
 
 CANVAS_FIXED = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -29,11 +30,6 @@ CANVAS_FIXED = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 
 class ExportError(Exception):
     """The export cannot be made; the message is one sentence for a person."""
-
-
-def _cell(value: str) -> str:
-    """A cell a spreadsheet will not run as a formula."""
-    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
 def read_gradebook(folder: Path) -> dict[str, dict[str, float | None]]:
@@ -103,7 +99,7 @@ def export(folder: Path, fmt: str, roster_path: Path | None = None, missing: str
         writer.writerow(["Points Possible", "", "", "", "", *(f"{maxima[a]:g}"
                                                               for a in assignments)])
         for person in people:
-            writer.writerow([_cell(person.get(k, "")) for k in
+            writer.writerow([escape.csv_cell(person.get(k, "")) for k in
                              ("name", "lms_id", "sis_user_id", "sis_login_id", "section")]
                             + [points(person["student"], a) for a in assignments])
     else:
@@ -111,6 +107,7 @@ def export(folder: Path, fmt: str, roster_path: Path | None = None, missing: str
         for person in people:
             cells = [points(person["student"], a) for a in assignments]
             total = sum(float(c) for c in cells if c)
-            writer.writerow([_cell(person["student"]), _cell(person.get("lms_id", "")), *cells,
+            writer.writerow([escape.csv_cell(person["student"]),
+                             escape.csv_cell(person.get("lms_id", "")), *cells,
                              f"{round(total, 2):g}"])
     return buffer.getvalue(), warnings

@@ -31,13 +31,15 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import ExportPlugin
 from traitlets import Dict, Unicode
 
-COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+from . import escape
+from .export import CANVAS_FIXED as COLUMNS  # Canvas's fixed columns, as grade-batch exports
 
 
 def spreadsheet_safe(text: object) -> str:
+    """One line (unprintable characters become spaces) that no spreadsheet runs as a formula,
+    by the gradebook's own rule (`escape.csv_cell`)."""
     text = "" if text is None else str(text)
-    text = "".join(char if char.isprintable() else " " for char in text)
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+    return escape.csv_cell("".join(char if char.isprintable() else " " for char in text))
 
 
 def _points(value: float) -> str:

@@ -41,11 +41,10 @@ def wrong_rounds() -> dict[str, dict[Exercise, str]]:
     return rounds
 
 
-def twins() -> dict[str, str]:
-    """student -> corpus entry for the twins of hostile entries (tests/corpus/twins/): the same
-    functions without the tampering cells, whose score bounds what the hostile entry may earn."""
-    return {f"twin-{path.stem}": f"twins/{path.stem}"
-            for path in sorted((REPOSITORY / "tests" / "corpus" / "twins").glob("*.py"))}
+def twins() -> dict[str, Hostile]:
+    """student -> the hostile entry whose yardstick that student submits: the notebook whose
+    score bounds what the hostile entry may earn."""
+    return {f"twin-{entry.name}": entry for entry in hostile_students() if entry.twin}
 
 
 def hostile() -> dict[str, Hostile]:
@@ -63,10 +62,8 @@ def place_class(submitted: Path, hostile_ones: bool) -> None:
             for exercise, kind in kinds.items():
                 fixtures.place(submitted, student, exercise,
                                fixtures.submission_for(exercise, kind))
-        for student, kind in twins().items():
-            entry = fixtures.read_corpus_entry(REPOSITORY / "tests" / "corpus" / f"{kind}.py")
-            fixtures.place(submitted, student, entry.exercise,
-                           fixtures.submission_for(entry.exercise, kind))
+        for student, entry in twins().items():
+            fixtures.place(submitted, student, entry.exercise, entry.yardstick)
         return
     for student, entry in hostile().items():
         for name, made in entry.files.items():
@@ -118,8 +115,7 @@ def students() -> list[tuple[str, Exercise, str]]:
     found = [("ok-honest", e, "honest") for e in EXERCISES]
     found += [("ok-untouched", e, "stub") for e in EXERCISES]
     found += [(s, e, kind) for s, kinds in wrong_rounds().items() for e, kind in kinds.items()]
-    found += [(s, fixtures.read_corpus_entry(REPOSITORY / "tests" / "corpus" / f"{kind}.py")
-               .exercise, kind) for s, kind in twins().items()]
+    found += [(s, entry.exercise, f"yardstick/{entry.name}") for s, entry in twins().items()]
     found += [(s, entry.exercise, f"hostile/{entry.name}") for s, entry in hostile().items()
               if submits_the_notebook(entry)]
     return found
@@ -155,9 +151,7 @@ def test_hostile_submissions_earn_no_more_than_they_may(scores):
     for student, entry in entries.items():
         limit = entry.max_points
         if entry.twin:
-            twin = fixtures.read_corpus_entry(REPOSITORY / "tests" / "corpus" / f"{entry.twin}.py")
-            limit = next(scores[(s, twin.exercise.notebook)][0] for s, e, k in students()
-                         if k == entry.twin)
+            limit = scores[(f"twin-{entry.name}", entry.exercise.notebook)][0]
         earned = scores.get((student, entry.exercise.notebook), (0.0, 0.0))[0]
         if earned > limit:
             too_much[entry.name] = (earned, limit)

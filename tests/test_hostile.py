@@ -104,9 +104,15 @@ class Hostile:
     name: str
     threat: str
     exercise: Exercise
-    max_points: float | None = None  # None: no more than `twin` earns
-    twin: str | None = None  # a corpus entry (path under tests/corpus, no .py)
+    max_points: float | None = None  # None: exactly what `yardstick` earns
+    twin: str | None = None  # what the yardstick is, for messages and as a key
+    yardstick: object = None  # the notebook whose score bounds this one's (with `twin`)
     files: dict[str, object] = field(default_factory=dict)  # file name -> notebook/bytes/Path
+
+
+# `max-points: as its answers alone`: the entry's answer cells without the cells it adds, which
+# is what those cells (rebinding what the probes use) must not raise the score above.
+ANSWERS_ALONE = "its answers alone"
 
 
 def from_corpus(path: Path) -> Hostile:
@@ -114,7 +120,14 @@ def from_corpus(path: Path) -> Hostile:
     limit = entry.header["max-points"]
     hostile = Hostile(path.stem, entry.header["threat"], entry.exercise)
     if limit.startswith("as "):
-        hostile.twin = limit[3:].strip()
+        source = limit[3:].strip()
+        if source == ANSWERS_ALONE:
+            hostile.twin = f"{path.stem} without its added cells"
+            yardstick = fixtures.CorpusEntry(entry.path, entry.header, entry.answers)
+        else:
+            hostile.twin = source
+            yardstick = fixtures.read_corpus_entry(CORPUS / f"{source}.py")
+        hostile.yardstick = fixtures.corpus_submission(yardstick)
     else:
         hostile.max_points = float(limit)
     hostile.files[f"{entry.exercise.notebook}.ipynb"] = fixtures.corpus_submission(entry)
@@ -349,9 +362,8 @@ def batch(tmp_path_factory) -> Batch:
         place(submitted, neighbour, exercise, fixtures.honest_submission(exercise))
         honest.append(neighbour)
         if entry.twin:
-            twin = fixtures.read_corpus_entry(CORPUS / f"{entry.twin}.py")
             twins[entry.twin] = f"{index:02d}-zz-twin"
-            place(submitted, twins[entry.twin], twin.exercise, fixtures.corpus_submission(twin))
+            place(submitted, twins[entry.twin], entry.exercise, entry.yardstick)
     for exercise in EXERCISES:
         place(submitted, "zz-honest-everywhere", exercise, fixtures.honest_submission(exercise))
     honest.append("zz-honest-everywhere")

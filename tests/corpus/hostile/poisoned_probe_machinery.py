@@ -3,7 +3,7 @@
 # rebinds what the probes read: the probe registry, the probe's saved random functions, the
 # random module's functions and its generator's methods, so that "unchanged" seems true.
 # notebook: 05_backoff_delays
-# max-points: as wrong/05_backoff_delays/global_random_unseeded
+# max-points: as its answers alone
 # %% answer_backoff_delays
 import random
 

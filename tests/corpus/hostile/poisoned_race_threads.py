@@ -3,7 +3,7 @@
 # Thread.start, Thread.join and Barrier in threading itself), so that the "simultaneous"
 # workers run one after the other and the race never happens.
 # notebook: 07_safe_scheduler
-# max-points: as twins/race_check_then_insert
+# max-points: as its answers alone
 # ruff: noqa: F821, E501, B905, E402, F811 (names come from the setup cells; cells import anew)
 # %% answer_runs_table
 import threading
