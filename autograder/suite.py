@@ -18,6 +18,9 @@ from . import reference
 from .rubric import Exercise, GradedItem, item_for
 from .sandbox import plain
 from .sandbox.harness import run_case
+from .sandbox.probes import load_all
+
+load_all()  # this process checks and runs every suite's probes
 
 DEFAULT_TIMEOUT = 5.0
 # What the graded functions raise for bad input (CONTRACT.md); the reference raising anything

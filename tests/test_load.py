@@ -98,7 +98,7 @@ RACES = ("acquiring one new run at the same moment", "workers at the same moment
 def test_a_race_comes_out_the_same_on_every_run(tmp_path):
     """A check-then-insert acquire_run meets the interleaving that breaks it on every run, and
     the reference never waits for it: the race probes force who looks first (LookTogether in
-    autograder/sandbox/probes/capstone.py) instead of leaving it to thread timing."""
+    autograder/sandbox/probes/_capstone.py) instead of leaving it to thread timing."""
     assert grading.prepare((CAPSTONE,)) == []
     entry = fixtures.read_corpus_entry(REPOSITORY / "tests" / "corpus" / "wrong" /
                                        CAPSTONE.notebook / "check_then_insert.py")

@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, cast
 
 from . import guard
 from .harness import StepTimeout, run_case, run_cell, wall_backstop
+from .probes import load as load_probes
 
 if TYPE_CHECKING:
     from typing import TypedDict
@@ -158,6 +159,8 @@ def main(argv: list[str]) -> int:
 
     job = json.loads(sys.stdin.read())
     sys.stdin = io.StringIO("")
+    # Only the probe modules this job's cases name, and before any notebook code runs.
+    load_probes(case.get("probe", "") for case in job.get("cases", []))
     if os.environ.get("AUTOGRADER_KEEP_PRIVILEGES") != "1":
         uid = int(argv[argv.index("--uid") + 1]) if "--uid" in argv else UNPRIVILEGED
         drop_privileges(uid)
@@ -186,7 +189,10 @@ def main(argv: list[str]) -> int:
     os.close(writer)
     _relay(job, reader, child, emit)
     emit({"event": "done"})
-    return 0
+    # Straight out: tearing down an interpreter full of snapshots takes longer than the job.
+    channel.close()
+    flush()
+    os._exit(0)
 
 
 # -- the relay ---------------------------------------------------------------------------

@@ -5,16 +5,18 @@ solution's) and plain arguments, and returns plain data. The grader runs the sam
 both namespaces and compares what came back; the probe itself never decides a score.
 
 `call` covers most cases: it calls one function and returns its result. Exercises with
-state (an in-place append, a database, threads) register their own probes in a module of
-this package with the `@probe("name")` decorator.
+state (an in-place append, a database, threads) register their own probes with the
+`@probe("suite.name")` decorator in the module of this package named after the suite, so
+that a worker loads only the modules its cases name (`load`); the grader's own process loads
+them all (`load_all`). Modules whose names start with an underscore hold what several
+suites' probes share.
 """
 
 from __future__ import annotations
 
 import copy
 import importlib
-import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .. import plain
@@ -49,12 +51,26 @@ def call(namespace: dict, target: str, *args: Any, **kwargs: Any) -> Any:
     return function(*copy.deepcopy(args), **copy.deepcopy(kwargs))
 
 
-def _load_all() -> None:
+def module_of(name: str) -> str | None:
+    """The module of this package that registers probe `name` ("suite.what" -> "suite")."""
+    suite, dot, _ = name.partition(".")
+    return suite if dot and suite.isidentifier() and not suite.startswith("_") else None
+
+
+def load(names: Iterable[str]) -> None:
+    """Import the modules that register the probes `names` (the worker calls this before any
+    notebook code runs, so the guard's snapshot covers them)."""
+    modules = {module_of(name) for name in names}
+    for module in sorted(module for module in modules if module is not None):
+        importlib.import_module(f"{__name__}.{module}")
+
+
+def load_all() -> None:
+    """Import every probe module (the grader's process: to check suites and fingerprint)."""
+    import pkgutil
+
     for module in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{module.name}")
-
-
-_load_all()
 
 
 def describe_error(error: BaseException) -> dict:

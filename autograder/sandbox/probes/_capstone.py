@@ -1,0 +1,302 @@
+"""What the probes of notebook 07 (the safe scheduler) share.
+
+Each probe builds a fresh SQLite database in its own `tempfile.mkdtemp()` folder, drives the
+notebook's functions with an injected clock and returns what it saw as plain data: rows of the
+runs table, row counts, statuses, which raw input a run used. Times come back as seconds after
+BASE and hashes as labels ("raw #1"), so that a failure message stays readable. The same probe
+runs on the reference solution, and the grader compares the two observations.
+
+The probes themselves live in one module per graded item, named after its suite: run_key,
+runs_table, job_flow, proofs and scheduling. The tables below are read-only, so notebook code
+cannot relabel a raw input for the probes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import shutil
+import sqlite3
+import tempfile
+import threading
+from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from types import MappingProxyType
+
+from . import lookup
+
+UTC = timezone.utc
+BASE = datetime(2024, 3, 15, 6, 5, tzinfo=UTC)  # 11:05 in Karachi: the 06:00 UTC run fires
+SOURCE_NAME = "psx-cache"
+CONFIG = {"symbols": ["ENGRO", "HBL", "OGDC"], "metric": "vwap"}
+
+
+# --------------------------------------------------------------------------- data and helpers
+
+def quotes(seed: int, minutes: int = 12, hour: int = 5) -> bytes:
+    """A small deterministic quote file in the notebook's CSV format, for the window that
+    starts at `hour` UTC (the same prices whatever the hour)."""
+    rng = random.Random(seed)
+    lines = ["symbol,ts,price,volume"]
+    start = datetime(2024, 3, 15, hour, 0, tzinfo=UTC)
+    for symbol, price in (("ENGRO", 318.4), ("HBL", 97.15), ("OGDC", 121.6)):
+        for minute in range(minutes):
+            price = round(price * (1 + rng.gauss(0, 0.002)), 2)
+            moment = (start + timedelta(minutes=minute)).isoformat()
+            lines.append(f"{symbol},{moment},{price:.2f},{rng.randrange(100, 9000, 50)}")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def variant(label: str, hour: int = 5) -> bytes:
+    """The raw bytes a variant names, with quotes for the window that starts at `hour` UTC."""
+    raw = quotes(2 if label.startswith("raw #2") else 1, hour=hour)
+    if label == "a row with a negative price":
+        return raw.replace(b",97.", b",-97.", 1)
+    if label == "a renamed column":
+        return raw.replace(b"symbol,ts,price", b"symbol,time,price", 1)
+    return raw
+
+
+VARIANT_NAMES = ("raw #1", "raw #2 (the feed changed since)", "a row with a negative price",
+                 "a renamed column")
+VARIANTS = MappingProxyType({label: variant(label) for label in VARIANT_NAMES})
+LABELS = MappingProxyType({hashlib.sha256(variant(label, hour)).hexdigest(): label
+                          for label in VARIANT_NAMES for hour in range(24)})
+
+
+def raw_label(value: object) -> object:
+    if value is None:
+        return None
+    if type(value) is not str:
+        return f"not a str: {type(value).__name__}"
+    return LABELS.get(value, "a hash of something else")
+
+
+@contextmanager
+def scratch():
+    folder = Path(tempfile.mkdtemp(prefix="capstone-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def seconds_after_base(text: object) -> object:
+    """A stored timestamp as seconds after BASE; a note when it is not aware ISO 8601."""
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(str(text))
+    except ValueError:
+        return f"unreadable time {str(text)[:40]!r}"
+    if moment.tzinfo is None:
+        return f"time without a zone {str(text)[:40]!r}"
+    offset = (moment - BASE).total_seconds()
+    return offset if moment.utcoffset() == timedelta(0) else f"not stored in UTC: {text}"
+
+
+def moment_text(value: object) -> object:
+    """A returned datetime as UTC text (so any correct UTC tzinfo compares equal)."""
+    if not isinstance(value, datetime):
+        return f"not a datetime: {type(value).__name__}"
+    if value.tzinfo is None or value.utcoffset() is None:
+        return f"naive {value.isoformat()}"
+    return value.astimezone(UTC).isoformat()
+
+
+def window_text(value: object) -> object:
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        return f"not a (start, end) pair: {type(value).__name__}"
+    return [moment_text(value[0]), moment_text(value[1])]
+
+
+KEY_PATTERN = re.compile(r"[0-9a-f]{12}")
+
+
+def file_names(store) -> list[str]:
+    return sorted(KEY_PATTERN.sub("<key>", name) for name in store.names())
+
+
+def labeller(keys: list[str]):
+    names = {key: f"run #{index + 1}" for index, key in enumerate(keys)}
+    return lambda key: names.get(key, "an unknown run_key") if key is not None else None
+
+
+def runs_rows(db: sqlite3.Connection, label) -> list:
+    rows = db.execute(
+        "SELECT run_key, state, attempt, owner, lease_expires_at, raw_hash, error, created_at "
+        "FROM runs ORDER BY created_at, run_key").fetchall()
+    return [{"run": label(key), "state": state, "attempt": attempt, "owner": owner,
+             "lease_expires_at": seconds_after_base(lease), "raw_hash": raw_label(raw_hash),
+             "error": error, "created_at": seconds_after_base(created)}
+            for key, state, attempt, owner, lease, raw_hash, error, created in rows]
+
+
+def attempt_rows(db: sqlite3.Connection, label) -> list:
+    rows = db.execute("SELECT run_key, attempt, owner, started_at, outcome, note FROM attempts "
+                      "ORDER BY started_at, attempt").fetchall()
+    return [[label(key), attempt, owner, seconds_after_base(started), outcome, note]
+            for key, attempt, owner, started, outcome, note in rows]
+
+
+def count(db: sqlite3.Connection, table: str) -> int:
+    return db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+
+
+def result_view(result: object, key: str | None) -> object:
+    """The parts of run_job's result the tests compare."""
+    if type(result) is not dict:
+        return f"not a dict: {type(result).__name__}"
+    report = result.get("report")
+    return {
+        "status": result.get("status"),
+        "attempt": result.get("attempt"),
+        "error": result.get("error"),
+        "raw_hash": raw_label(result.get("raw_hash")),
+        "report": KEY_PATTERN.sub("<key>", report) if type(report) is str else report,
+        "run_key is run_key(...)": type(result.get("run_key")) is str and result["run_key"] == key,
+    }
+
+
+class World:
+    """A database, a clock, a source and a store in one scratch folder."""
+
+    def __init__(self, namespace: dict, folder: Path, raw: bytes = VARIANTS["raw #1"]):
+        self.namespace = namespace
+        self.path = folder / "runs.db"
+        self.db = lookup(namespace, "connect")(self.path)
+        lookup(namespace, "create_runs_table")(self.db)
+        self.clock = lookup(namespace, "Clock")(BASE)
+        self.source = lookup(namespace, "QuoteSource")(SOURCE_NAME, raw, self.clock)
+        self.store = lookup(namespace, "ArtifactStore")(folder / "out")
+
+    def job(self, hour: int = 5, **settings):
+        start = datetime(2024, 3, 15, hour, 0, tzinfo=UTC)
+        return lookup(self.namespace, "Job")("psx_hourly", start, start + timedelta(hours=1),
+                                             dict(CONFIG), **settings)
+
+    def key(self, job) -> str:
+        return lookup(self.namespace, "run_key")(job.name, job.window_start, job.window_end,
+                                                 job.config, SOURCE_NAME)
+
+    def tables(self, label) -> dict:
+        return {"runs": runs_rows(self.db, label), "attempts": attempt_rows(self.db, label),
+                "rows": {table: count(self.db, table)
+                         for table in ("raw_inputs", "records", "metrics", "artifacts", "gaps")}}
+
+    def close(self) -> None:
+        self.db.close()
+
+
+
+# ------------------------------------------------------------------------- forcing the race
+
+RACE_WAIT = 3.0  # seconds a racing connection waits for the others to have looked
+
+
+class LookTogether:
+    """Makes a race come out the same on every run, quiet machine or busy: each racing
+    connection's first statement, when it only reads (a SELECT), waits after it ran until every
+    racer has run its first statement. So code that looks before it writes (check, then insert)
+    always meets the interleaving that breaks it, and code whose first statement writes (an
+    INSERT, a BEGIN IMMEDIATE) never waits. Threads would otherwise decide it by timing."""
+
+    def __init__(self, racers: int) -> None:
+        self.racers = racers
+        self.arrived = 0
+        self.condition = threading.Condition()
+
+    def connection(self, db: sqlite3.Connection) -> _RacingConnection:
+        return _RacingConnection(db, self)
+
+    def first_statement(self, sql: object) -> None:
+        reads = isinstance(sql, str) and sql.lstrip().upper().startswith(("SELECT", "WITH"))
+        with self.condition:
+            self.arrived += 1
+            self.condition.notify_all()
+            if reads:
+                self.condition.wait_for(lambda: self.arrived >= self.racers, timeout=RACE_WAIT)
+
+
+class _RacingConnection:
+    """A connection that reports its first statement to a `LookTogether`; anything else is the
+    connection's own."""
+
+    def __init__(self, db: sqlite3.Connection, race: LookTogether) -> None:
+        self._db = db
+        self._race: LookTogether | None = race
+
+    def execute(self, sql, *args, **kwargs):
+        cursor = self._db.execute(sql, *args, **kwargs)
+        race, self._race = self._race, None
+        if race is not None:
+            race.first_statement(sql)
+        return cursor
+
+    def __getattr__(self, name: str):
+        return getattr(self._db, name)
+
+    def __enter__(self):
+        self._db.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self._db.__exit__(*exc)
+
+
+
+def observe_run(world: World, job, owner: str = "worker-1", crash_at: str | None = None):
+    """Call run_job; return (result view, steps seen, states of the run at each artifact write)."""
+    run_job = lookup(world.namespace, "run_job")
+    crash = lookup(world.namespace, "Crash")
+    steps: list = []
+    states: list = []
+    reader = sqlite3.connect(str(world.path), timeout=10.0, isolation_level=None)
+    key = world.key(job)
+
+    def on_step(name: str) -> None:
+        steps.append(name)
+        if name == crash_at:
+            raise crash()
+
+    def on_write(name: str) -> None:
+        row = reader.execute("SELECT state FROM runs WHERE run_key = ?", (key,)).fetchone()
+        states.append(row[0] if row else "no row")
+
+    world.store.on_write = on_write
+    try:
+        result = result_view(run_job(world.db, job, world.source, world.store, world.clock,
+                                     owner=owner, on_step=on_step), key)
+    except crash:
+        result = "crashed (simulated power cut)"
+    finally:
+        world.store.on_write = None
+        reader.close()
+    return result, steps, states
+
+
+def artifacts_check(world: World) -> list:
+    rows = world.db.execute("SELECT name, sha256 FROM artifacts ORDER BY attempt, name").fetchall()
+    checks = []
+    for name, digest in rows:
+        present = world.store.exists(name)
+        matches = present and hashlib.sha256(world.store.read(name)).hexdigest() == digest
+        checks.append([KEY_PATTERN.sub("<key>", name),
+                       "matches the file" if matches else "file missing or different"])
+    return checks
+
+
+def report_raw(world: World) -> list:
+    found = []
+    for name in world.store.names():
+        if name.startswith("report-"):
+            try:
+                found.append(raw_label(json.loads(world.store.read(name))["raw_hash"]))
+            except (ValueError, KeyError, TypeError):
+                found.append("unreadable report")
+    return found
+
+

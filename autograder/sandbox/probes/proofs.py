@@ -1,0 +1,186 @@
+"""Probes for notebook 07's proofs: a stale worker, triggers that fire together, a gap to
+catch up."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timedelta
+
+from . import lookup, probe
+from ._capstone import (
+    BASE,
+    CONFIG,
+    KEY_PATTERN,
+    UTC,
+    LookTogether,
+    World,
+    artifacts_check,
+    count,
+    file_names,
+    labeller,
+    observe_run,
+    report_raw,
+    result_view,
+    scratch,
+    seconds_after_base,
+    variant,
+    window_text,
+)
+
+
+@probe("proofs.stale_worker")
+def proofs_stale_worker(namespace: dict, disk_full_on_waking: bool, observe: list) -> dict:
+    """Worker 1 stalls after 'metrics' until its lease has expired; worker 2 (its own
+    connection) recovers the run and finishes it; then worker 1 wakes up, with a full disk
+    when `disk_full_on_waking`. Observes both results, the tables, the files and every write
+    worker 1 still tried after the takeover."""
+    run_job = lookup(namespace, "run_job")
+    connect = lookup(namespace, "connect")
+    with scratch() as folder:
+        world = World(namespace, folder)
+        job = world.job()
+        key = world.key(job)
+        names = lookup(namespace, "artifact_names")(key)
+        recovery: list = []
+        late_writes: list = []
+
+        def stall_then_wake(step: str) -> None:
+            if step != "metrics" or recovery:
+                return
+            world.clock.advance(float(job.lease_seconds) + 300)
+            other = connect(world.path)
+            try:
+                recovery.append(result_view(run_job(other, job, world.source, world.store,
+                                                    world.clock, owner="worker-2"), key))
+            except Exception as error:  # worker 2's own failure is an observation too
+                recovery.append(f"raised {type(error).__name__}")
+            finally:
+                other.close()
+            if disk_full_on_waking:
+                world.store.fail_on = set(names)
+            world.store.on_write = lambda name: late_writes.append(KEY_PATTERN.sub("<key>", name))
+
+        try:
+            stale = result_view(run_job(world.db, job, world.source, world.store, world.clock,
+                                        owner="worker-1", on_step=stall_then_wake), key)
+        finally:
+            world.store.fail_on, world.store.on_write = set(), None
+        try:
+            seen = {"worker-2 (recovers)": recovery[0] if recovery else "never ran",
+                    "worker-1 (wakes up late)": stale,
+                    "writes by worker-1 after the takeover": late_writes,
+                    "files": file_names(world.store),
+                    "artifact hashes": artifacts_check(world),
+                    "report says raw_hash": report_raw(world)}
+            seen.update(world.tables(labeller([key])))
+            return {name: seen[name] for name in observe}
+        finally:
+            world.close()
+
+
+@probe("proofs.fire_together")
+def proofs_fire_together(namespace: dict, workers: int, observe: list) -> dict:
+    """The student's fire_together on a fresh database. The winner's fetch is held until the
+    other triggers have returned, so each of them meets a RUNNING row: the race is real, and
+    the UNIQUE constraint alone decides its outcome."""
+    fire_together = lookup(namespace, "fire_together")
+    real_run_job = lookup(namespace, "run_job")
+    with scratch() as folder:
+        world = World(namespace, folder)
+        world.source.gate = threading.Event()
+        returned = []
+        lock = threading.Lock()
+
+        def counted_run_job(*args, **kwargs):
+            try:
+                return real_run_job(*args, **kwargs)
+            finally:
+                with lock:
+                    returned.append(1)
+                    if len(returned) >= workers - 1:
+                        world.source.gate.set()
+
+        race = LookTogether(workers)
+        real_connect = lookup(namespace, "connect")
+
+        def racing_connect(*args, **kwargs):
+            return race.connection(real_connect(*args, **kwargs))
+
+        job = world.job()
+        namespace["run_job"] = counted_run_job
+        namespace["connect"] = racing_connect
+        try:
+            results = fire_together(world.path, job, world.source, world.store, world.clock,
+                                    workers)
+        finally:
+            namespace["run_job"] = real_run_job
+            namespace["connect"] = real_connect
+        key = world.key(job)
+        try:
+            views = ([result_view(r, key) for r in results] if type(results) is list
+                     else f"not a list: {type(results).__name__}")
+            seen = {
+                "statuses": sorted(str(v.get("status")) if type(v) is dict else str(v)
+                                   for v in views) if type(views) is list else views,
+                "results": len(results) if type(results) is list else None,
+                "fetches": world.source.calls,
+                "files": file_names(world.store),
+            }
+            tables = world.tables(labeller([key]))
+            for row in tables["runs"]:  # which thread wins is up to the race; that one wins is not
+                row["owner"] = _any_worker(row["owner"], workers)
+            for row in tables["attempts"]:
+                row[2] = _any_worker(row[2], workers)
+            seen.update(tables)
+            return {name: seen[name] for name in observe}
+        finally:
+            world.close()
+
+
+def _any_worker(owner: object, workers: int) -> object:
+    names = {f"worker-{index + 1}" for index in range(workers)}
+    return "one of the workers" if owner in names else owner
+
+
+@probe("proofs.gap")
+def proofs_gap(namespace: dict, last_end_hour: int, now_minutes: float, calls: int = 1,
+               then_run: bool = False, last_end_minute: int = 0) -> dict:
+    """catch_up after the machine was off from last_end until BASE + now_minutes (a last_end
+    off the window boundary, last_end_minute > 0, must raise ValueError: that propagates)."""
+    catch_up = lookup(namespace, "catch_up")
+    with scratch() as folder:
+        world = World(namespace, folder)
+        try:
+            last_end = datetime(2024, 3, 15, last_end_hour, last_end_minute, tzinfo=UTC)
+            now = BASE + timedelta(minutes=now_minutes)
+            plans: list[object] = []  # a plan as plain text, or a note on what came back
+            for _ in range(calls):
+                plan = catch_up(world.db, "psx_hourly", last_end, now)
+                if type(plan) is not dict:
+                    plans.append(f"not a dict: {type(plan).__name__}")
+                    continue
+                run = plan.get("run")
+                gaps = plan.get("gaps")
+                plans.append({
+                    "run": None if run is None else window_text(run),
+                    "gaps": [window_text(g) for g in gaps] if isinstance(gaps, list)
+                    else f"not a list: {type(gaps).__name__}"})
+            if then_run and type(plan) is dict and plan.get("run") is not None:
+                start, end = plan["run"]
+                job = lookup(namespace, "Job")("psx_hourly", start, end, dict(CONFIG))
+                world.source.raw = variant("raw #1", start.astimezone(UTC).hour)
+                world.clock.advance(now_minutes * 60)
+                result, _, _ = observe_run(world, job)
+                plans.append(result)
+            gaps = world.db.execute("SELECT job, window_start, window_end, noted_at FROM gaps "
+                                    "ORDER BY window_start").fetchall()
+            return {"plans": plans,
+                    "gaps table": [[job, seconds_after_base(s), seconds_after_base(e),
+                                    seconds_after_base(noted)] for job, s, e, noted in gaps],
+                    "runs rows": count(world.db, "runs"),
+                    "metrics rows": count(world.db, "metrics"),
+                    "records rows": count(world.db, "records")}
+        finally:
+            world.close()
+
+

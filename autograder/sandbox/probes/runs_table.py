@@ -1,0 +1,166 @@
+"""Probes for notebook 07's runs table: its constraints, acquire_run/finish_run step by step, and
+triggers that race for one run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from datetime import timedelta
+from zoneinfo import ZoneInfo
+
+from . import lookup, probe
+from ._capstone import (
+    BASE,
+    VARIANTS,
+    LookTogether,
+    World,
+    attempt_rows,
+    count,
+    labeller,
+    raw_label,
+    runs_rows,
+    scratch,
+)
+
+RUN_COLUMNS = ("run_key, state, attempt, owner, lease_expires_at, raw_hash, error, created_at, "
+               "updated_at")
+
+
+def _insert(db: sqlite3.Connection, sql: str, values: tuple) -> str:
+    try:
+        db.execute(sql, values)
+    except sqlite3.IntegrityError:
+        return "rejected (IntegrityError)"
+    except sqlite3.Error as error:
+        return f"error: {type(error).__name__}: {error}"
+    return "accepted"
+
+
+@probe("runs_table.constraints")
+def constraints(namespace: dict) -> dict:
+    """Insert rows straight into the student's tables and see what the schema lets through."""
+    with scratch() as folder:
+        world = World(namespace, folder)
+        try:
+            stamp = BASE.isoformat()
+            sql = f"INSERT INTO runs ({RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            row = ("k", "RUNNING", 1, "w1", stamp, None, None, stamp, stamp)
+            attempt_sql = ("INSERT INTO attempts (run_key, attempt, owner, started_at, outcome, "
+                           "note) VALUES (?, ?, ?, ?, ?, ?)")
+            attempt = ("k", 1, "w1", stamp, "RUNNING", "first")
+            return {
+                "a first run": _insert(world.db, sql, row),
+                "the same run_key again": _insert(world.db, sql, row[:3] + ("w2",) + row[4:]),
+                "a state that is not RUNNING/SUCCEEDED/FAILED":
+                    _insert(world.db, sql, ("k2", "DONE") + row[2:]),
+                "a first attempt": _insert(world.db, attempt_sql, attempt),
+                "the same (run_key, attempt) again": _insert(world.db, attempt_sql, attempt),
+                "creating the tables a second time": _create_again(namespace, world.db),
+            }
+        finally:
+            world.close()
+
+
+def _create_again(namespace: dict, db: sqlite3.Connection) -> str:
+    lookup(namespace, "create_runs_table")(db)
+    return f"fine, {count(db, 'runs')} row(s) kept"
+
+
+def _claim_view(claim: object) -> object:
+    if type(claim) is not dict:
+        return f"not a dict: {type(claim).__name__}"
+    return {"action": claim.get("action"), "attempt": claim.get("attempt"),
+            "raw_hash": raw_label(claim.get("raw_hash"))}
+
+
+@probe("runs_table.script")
+def runs_script(namespace: dict, steps: list) -> list:
+    """Run a list of steps against acquire_run/finish_run; observe each step and the tables.
+
+    ("acquire", key, seconds after BASE, lease seconds, owner)
+    ("acquire_karachi", ...)  -- the same, with `now` given in Asia/Karachi time
+    ("finish", key, attempt, state, seconds after BASE, error)
+    ("raw", key, variant)   -- the job records which raw input it fetched
+    ("tables",)             -- the runs and attempts rows
+    """
+    acquire_run = lookup(namespace, "acquire_run")
+    finish_run = lookup(namespace, "finish_run")
+    with scratch() as folder:
+        world = World(namespace, folder)
+        keys = sorted({step[1] for step in steps if len(step) > 1})
+        label = labeller(keys)
+        seen = []
+        try:
+            for step in steps:
+                kind = step[0]
+                try:
+                    if kind in ("acquire", "acquire_karachi"):
+                        _, key, at, lease, owner = step
+                        now = BASE + timedelta(seconds=at)
+                        if kind == "acquire_karachi":
+                            now = now.astimezone(ZoneInfo("Asia/Karachi"))
+                        claim = acquire_run(world.db, key, now, lease, owner)
+                        seen.append(["acquire", label(key), at, owner, _claim_view(claim)])
+                    elif kind == "finish":
+                        _, key, attempt, state, at, error = step
+                        done = finish_run(world.db, key, attempt, state,
+                                          BASE + timedelta(seconds=at), error)
+                        seen.append(["finish", label(key), attempt, state,
+                                     done if type(done) is bool else f"not a bool: {done!r}"])
+                    elif kind == "raw":
+                        _, key, variant = step
+                        raw_hash = hashlib.sha256(VARIANTS[variant]).hexdigest()
+                        world.db.execute("UPDATE runs SET raw_hash = ? WHERE run_key = ?",
+                                         (raw_hash, key))
+                    elif kind == "tables":
+                        seen.append(["tables", runs_rows(world.db, label),
+                                     attempt_rows(world.db, label)])
+                except Exception as error:  # one step's error is an observation too
+                    seen.append([kind, f"raised {type(error).__name__}"])
+            return seen
+        finally:
+            world.close()
+
+
+
+@probe("runs_table.race")
+def runs_race(namespace: dict, workers: int) -> dict:
+    """`workers` threads, each with its own connection, acquire one new run at the same moment."""
+    acquire_run = lookup(namespace, "acquire_run")
+    connect = lookup(namespace, "connect")
+    with scratch() as folder:
+        world = World(namespace, folder)
+        barrier = threading.Barrier(workers)
+        race = LookTogether(workers)
+        actions: list = []
+        lock = threading.Lock()
+
+        def worker(index: int) -> None:
+            db = connect(world.path)
+            try:
+                barrier.wait(timeout=5)
+                claim = acquire_run(race.connection(db), "k", BASE, 300.0,
+                                    f"worker-{index + 1}")
+                action = claim.get("action") if type(claim) is dict else "not a dict"
+            except Exception as error:
+                action = f"raised {type(error).__name__}"
+            finally:
+                db.close()
+            with lock:
+                actions.append(action)
+
+        threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(workers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=10)
+        try:
+            return {"actions": sorted(str(a) for a in actions),
+                    "runs rows": count(world.db, "runs"),
+                    "attempts rows": count(world.db, "attempts")}
+        finally:
+            world.close()
+
+
