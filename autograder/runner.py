@@ -16,6 +16,7 @@ before any notebook code runs.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import functools
 import json
@@ -237,7 +238,6 @@ def compiled_package() -> Path:
 
 @functools.cache
 def _compiled_copy(package: Path) -> Path:
-    import atexit
     import compileall
 
     try:
@@ -444,6 +444,55 @@ class _Cgroup:
         procs = [str(folder / "cgroup.procs") for folder in self.folders]
         return ["/bin/sh", "-c", script, "sh", *procs, "--", *command]
 
+    _spare: dict[tuple[int, int, float], list[_Cgroup]] = {}
+    _spare_lock = threading.Lock()
+
+    @classmethod
+    def take(cls, memory_bytes: int, processes: int, cpus: float = 1.0) -> _Cgroup:
+        """An empty group with these limits: one a finished sandbox gave back, or a new one
+        (making and removing groups costs a sandbox's start-up a fifth again)."""
+        with cls._spare_lock:
+            spare = cls._spare.get((memory_bytes, processes, cpus))
+            if spare:
+                return spare.pop()
+        return cls(memory_bytes, processes, cpus)
+
+    def give_back(self, key: tuple[int, int, float]) -> None:
+        """End every process left in the group; keep the group for the next sandbox when it is
+        empty, otherwise remove it."""
+        if not self.folders:
+            return
+        for _ in range(20):  # the sandbox's last processes may still be on their way out
+            if self._empty():
+                with _Cgroup._spare_lock:
+                    _Cgroup._spare.setdefault(key, []).append(self)
+                return
+            time.sleep(0.002)
+        self.remove()
+
+    def _empty(self) -> bool:
+        """Whether no process is left in the group (any that is, is killed)."""
+        empty = True
+        for folder in self.folders:
+            try:
+                for pid in (folder / "cgroup.procs").read_text().split():
+                    empty = False
+                    try:
+                        os.kill(int(pid), signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+            except (OSError, ValueError):
+                return False
+        return empty
+
+    @classmethod
+    def remove_spares(cls) -> None:
+        with cls._spare_lock:
+            groups = [group for spare in cls._spare.values() for group in spare]
+            cls._spare.clear()
+        for group in groups:
+            group.remove()
+
     def remove(self) -> None:
         for folder in self.folders:
             for _ in range(50):
@@ -457,6 +506,9 @@ class _Cgroup:
                 except OSError:
                     time.sleep(0.01)
         self.folders = []
+
+
+atexit.register(_Cgroup.remove_spares)
 
 
 def sandbox_uid() -> int:
@@ -508,7 +560,8 @@ def run(job: dict, limits: Limits, sandbox: Sandbox, assignment: str = "") -> Ru
     filter_fd = _seccomp_pipe() if sandbox.isolated else None
     passed = (write_end,) if filter_fd is None else (write_end, filter_fd)
     folder = str(compiled_package().parent)
-    group = _Cgroup((limits.memory_mb + INTERPRETER_MB) * 2**20, limits.processes, limits.cpus)
+    key = ((limits.memory_mb + INTERPRETER_MB) * 2**20, limits.processes, limits.cpus)
+    group = _Cgroup.take(*key)
     command = group.wrap(sandbox.command(folder, limits, write_end, assignment, uid, filter_fd))
     started = time.monotonic()
     try:
@@ -544,7 +597,7 @@ def run(job: dict, limits: Limits, sandbox: Sandbox, assignment: str = "") -> Ru
     finally:
         _kill_group(process)
         process.wait()
-        group.remove()
+        group.give_back(key)
         with _live_lock:
             _live.discard(process)
         if _reaping:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -48,6 +49,7 @@ def attempts(paths: list[str]) -> str:
     """Student code that tries to list and read each path and prints what it got."""
     return f"""
 import os
+import signal
 for path in {paths!r}:
     try:
         if os.path.isdir(path):
@@ -363,5 +365,29 @@ def test_each_sandbox_gets_a_cpu_share_cap_of_its_own():
         else:
             assert files["cpu.cfs_quota_us"] == ["100000"], sorted(files)
             assert files["cpu.cfs_period_us"] == ["100000"] and files["cpu.shares"] == ["1024"]
+    finally:
+        group.remove()
+
+
+def test_a_group_is_reused_only_once_nothing_of_the_last_sandbox_is_left_in_it():
+    """Control groups are kept for the next sandbox (making them costs start-up time), but
+    whatever the last sandbox left running in one is ended before it is handed on."""
+    key = (256 * 2**20, 16, 1.0)
+    group = runner._Cgroup.take(*key)
+    try:
+        if not group.folders:
+            pytest.skip("this process may not create control groups (not root, or no cgroups)")
+        left = subprocess.Popen(group.wrap(["sleep", "60"]), start_new_session=True)
+        deadline = time.monotonic() + 10
+        while not all(str(left.pid) in (folder / "cgroup.procs").read_text().split()
+                      for folder in group.folders):
+            assert time.monotonic() < deadline, "the process never joined its groups"
+            time.sleep(0.01)
+        group.give_back(key)
+        assert left.wait(timeout=10) == -signal.SIGKILL
+        again = runner._Cgroup.take(*key)
+        assert again is group  # handed on, and empty
+        assert all((folder / "cgroup.procs").read_text().split() == []
+                   for folder in again.folders)
     finally:
         group.remove()
