@@ -20,7 +20,7 @@ from . import runner, suite
 from .notebook import MAX_CODE_CHARACTERS, NotebookError, NotebookRefused, extract, read_notebook
 from .reference import SOLUTIONS, nbgrader_meta, source_notebook
 from .rubric import EXERCISES, Exercise, exercise_for, item_for
-from .sandbox import plain
+from .sandbox import plain, protocol
 from .sandbox.probes import PROBES
 
 MAX_CELL_PROBLEMS = 20
@@ -211,7 +211,7 @@ def _check_grade_cells(exercise: Exercise) -> None:
 
 
 @cache
-def _cases(exercise: Exercise) -> tuple[dict, ...]:
+def _cases(exercise: Exercise) -> tuple[protocol.Case, ...]:
     return tuple(job for item in exercise.items for job in suite.jobs(item))
 
 
@@ -272,7 +272,7 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
         return _not_graded(shown, exercise, f"{shown} could not be read as a notebook "
                            f"({type(error).__name__})", path)
     limits = options.limits(exercise)
-    job = {"prelude": extracted.prelude, "cells": extracted.cells,
+    job: protocol.Job = {"prelude": extracted.prelude, "cells": extracted.cells,
            "cases": list(_cases(exercise)), "cell_timeout": limits.cell_time,
            "cpu_budget": limits.time}
     run = runner.run(job, limits, options.sandbox, exercise.assignment)

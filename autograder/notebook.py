@@ -22,6 +22,7 @@ import nbformat
 from . import notebook_json
 from .reference import answer_cell_ids, nbgrader_meta, setup_sources
 from .rubric import Exercise
+from .sandbox import protocol
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
 MAX_CODE_CHARACTERS = 2**20  # in all code cells together; a handed-in lab holds a few KiB
@@ -41,7 +42,7 @@ class Extracted:
     prelude: list[str]
     # {"label": str, "source": str}: the student's cells as written; the sandbox turns IPython
     # syntax (magics, !shell) into Python itself, under the cell's time limit
-    cells: list[dict]
+    cells: list[protocol.Cell]
     problems: list[str] = field(default_factory=list)
 
 

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import IO, cast
 
 from . import seccomp
+from .sandbox import protocol
 
 SANDBOX_PACKAGE = Path(__file__).resolve().parent / "sandbox"
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -546,7 +547,7 @@ class _Sink:
             self.kept += data[:room]
 
 
-def run(job: dict, limits: Limits, sandbox: Sandbox, assignment: str = "") -> RunResult:
+def run(job: protocol.Job, limits: Limits, sandbox: Sandbox, assignment: str = "") -> RunResult:
     """Run one job in a fresh worker process; never raises for anything the job's code does."""
     result = RunResult()
     if _stopping.is_set():

@@ -16,7 +16,7 @@ from typing import Any
 
 from . import reference
 from .rubric import Exercise, GradedItem, item_for
-from .sandbox import plain
+from .sandbox import plain, protocol
 from .sandbox.harness import run_case
 from .sandbox.probes import load_all
 
@@ -62,7 +62,7 @@ class Case:
         parts += [f"{k}={plain.show(plain.to_plain(v), 120)}" for k, v in self.kwargs.items()]
         return f"{self.target or self.probe}({', '.join(parts)})"
 
-    def job(self, case_id: str) -> dict:
+    def job(self, case_id: str) -> protocol.Case:
         """The case as plain data for a sandbox worker."""
         return {
             "id": case_id,
@@ -177,7 +177,7 @@ def case_id(item: GradedItem, index: int) -> str:
     return f"{item.grade_id}:{index}"
 
 
-def jobs(item: GradedItem) -> list[dict]:
+def jobs(item: GradedItem) -> list[protocol.Case]:
     """Every case of one graded item as plain data for a worker, in suite order."""
     return [case.job(case_id(item, index)) for index, case in enumerate(cases_for(item))]
 

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .probes import MissingFunction, describe_error, run_probe
+
+if TYPE_CHECKING:
+    from .protocol import Case, Cell, Outcome
 
 
 class StepTimeout(BaseException):
@@ -56,7 +59,7 @@ class time_limit:
         signal.signal(signal.SIGALRM, self.previous[1])
 
 
-def run_case(namespace: dict, case: dict) -> dict:
+def run_case(namespace: dict, case: Case) -> Outcome:
     """Outcome of one hidden case: {"value": ...}, an error, {"missing": ...} or {"timeout": s}."""
     seconds = float(case.get("timeout", 5.0))
     try:
@@ -113,7 +116,7 @@ def run_cell(namespace: dict, source: str, label: str, seconds: float,
     return None
 
 
-def run_notebook_code(namespace: dict, prelude: list[str], cells: list[dict],
+def run_notebook_code(namespace: dict, prelude: list[str], cells: list[Cell],
                       seconds: float) -> Iterator[tuple[str, dict]]:
     """Run the trusted setup cells, then the student's cells (as written in the notebook,
     IPython syntax included), in order; yield (label, error) for every cell that raised or

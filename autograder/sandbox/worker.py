@@ -1,6 +1,6 @@
 """The processes that run one student notebook's code inside the sandbox.
 
-Protocol: the job arrives as one JSON document on standard input:
+Protocol (typed in protocol.py): the job arrives as one JSON document on standard input:
   {"prelude": [source, ...],                  # trusted setup cells from solutions/
    "cells": [{"label": str, "source": str}],  # the student's code, in notebook order
    "cases": [{"id": str, "probe": str, "target": str|None,
@@ -55,7 +55,10 @@ from .harness import StepTimeout, run_case, run_cell, wall_backstop
 from .probes import load as load_probes
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import TypedDict
+
+    from .protocol import Case, Event, Job, Record
 
     class _WatchState(TypedDict):
         current: int  # index of the case the server is on
@@ -150,14 +153,14 @@ def main(argv: list[str]) -> int:
     fd = int(argv[argv.index("--results-fd") + 1])
     channel = os.fdopen(fd, "w", buffering=1, encoding="utf-8", closefd=True)
 
-    def emit(record: dict) -> None:
+    def emit(record: Event) -> None:
         try:
             channel.write(json.dumps(record) + "\n")
             channel.flush()
         except (OSError, ValueError, TypeError):
             pass
 
-    job = json.loads(sys.stdin.read())
+    job: Job = json.loads(sys.stdin.read())
     sys.stdin = io.StringIO("")
     # Only the probe modules this job's cases name, and before any notebook code runs.
     load_probes(case.get("probe", "") for case in job.get("cases", []))
@@ -197,7 +200,7 @@ def main(argv: list[str]) -> int:
 
 # -- the relay ---------------------------------------------------------------------------
 
-def _relay(job: dict, reader: int, child: int, emit) -> None:
+def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None]) -> None:
     """Pass on what the notebook's processes report, checked against the job."""
     labels = [f"setup cell {i + 1}" for i in range(len(job.get("prelude", [])))]
     labels += [cell["label"] for cell in job.get("cells", [])]
@@ -335,13 +338,13 @@ def _flusher():
     return flush
 
 
-def _notebook_process(job: dict, namespace: dict, saved: guard.Snapshot, writer: int,
+def _notebook_process(job: Job, namespace: dict, saved: guard.Snapshot, writer: int,
                       flush) -> None:
     # Taken before any notebook code, as default arguments that the guard's audit hook keeps
     # notebook code from replacing: everything after uses only these references.
     fork, wait4, kill, exit_now = os.fork, os.wait4, os.kill, os._exit
 
-    def send(record: dict, _write=os.write, _dumps=json.dumps, _fd=writer,
+    def send(record: Record, _write=os.write, _dumps=json.dumps, _fd=writer,
              _errors=(OSError, ValueError, TypeError)) -> None:
         data = (_dumps(record) + "\n").encode()
         try:
@@ -408,7 +411,7 @@ def _cpu_seconds() -> float:
     return used[0] + used[1] + used[2] + used[3]
 
 
-def _case_server(namespace: dict, cases: list, start: int, budget: float, send, progress: int,
+def _case_server(namespace: dict, cases: list[Case], start: int, budget: float, send, progress: int,
                  checked, restore, exit_now, flush) -> None:
     """Run the hidden cases from `start` on, in this process forked from the restored state,
     within `budget` CPU seconds in all; never returns. After each case, what the code under
@@ -449,7 +452,7 @@ def _case_server(namespace: dict, cases: list, start: int, budget: float, send, 
     exit_now(0)
 
 
-def _watch_server(pid: int, progress: int, cases: list, start: int, send, wait4,
+def _watch_server(pid: int, progress: int, cases: list[Case], start: int, send, wait4,
                   kill) -> int:
     """Wait for a case server; stop it when one case waits past its wall-clock backstop.
     Returns the index of the next case to run (len(cases) when nothing is left)."""
