@@ -4,13 +4,14 @@ expansion and a brute-force reading of the contract), hypothesis for valid and b
 import random
 from pathlib import Path
 
+import fixtures
 import nbformat
 import pytest
 from croniter import croniter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autograder import fixtures, reference
+from autograder import reference
 from autograder.reference import SOLUTIONS, nbgrader_meta
 from autograder.rubric import exercise_for
 

@@ -8,11 +8,12 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import fixtures
 import nbformat
 import pytest
 from croniter import CroniterBadDateError, croniter
 
-from autograder import fixtures, reference
+from autograder import reference
 from autograder.reference import SOLUTIONS, is_answer_cell, is_setup_cell, nbgrader_meta
 from autograder.rubric import exercise_for
 

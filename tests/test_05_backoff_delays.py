@@ -6,12 +6,13 @@ import random
 from fractions import Fraction
 from pathlib import Path
 
+import fixtures
 import nbformat
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autograder import fixtures, reference, suite
+from autograder import reference, suite
 from autograder.notebook import extract
 from autograder.rubric import exercise_for
 

@@ -11,10 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import fixtures
 import nbformat
 import pytest
 
-from autograder import fixtures
 from autograder.rubric import EXERCISES, exercise_for
 
 REPOSITORY = Path(__file__).resolve().parent.parent

@@ -11,10 +11,11 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 
+import fixtures
 import nbformat
 import pytest
 
-from autograder import fixtures, grading, reference, runner, suite
+from autograder import grading, reference, runner, suite
 from autograder.rubric import exercise_for
 
 BACKOFF = exercise_for("05_backoff_delays")

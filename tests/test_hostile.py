@@ -36,11 +36,11 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import fixtures
 import nbformat
 import pytest
 from grader_cli import GRADER, Grades, grade, place
 
-from autograder import fixtures
 from autograder.reference import REPOSITORY, SOLUTIONS, is_answer_cell, nbgrader_meta
 from autograder.rubric import EXERCISES, Exercise, exercise_for
 
