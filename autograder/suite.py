@@ -20,8 +20,9 @@ from .sandbox import plain
 from .sandbox.harness import run_case
 
 DEFAULT_TIMEOUT = 5.0
-# What the graded functions raise for bad input (CONTRACT.md); the reference raising anything
-# else on a case is a bug in the suite or the reference, refused when the grader prepares.
+# What the graded functions raise for bad input, as every notebook's exercise section says; the
+# reference raising anything else on a case is a bug in the suite or the reference, refused
+# when the grader prepares.
 ANSWER_ERRORS = ("ValueError",)
 
 

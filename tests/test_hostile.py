@@ -525,8 +525,7 @@ def _saved_results(batch: Batch, student: str) -> list[dict]:
 @pytest.mark.parametrize("name", FLAGGED)
 def test_tampering_is_flagged_for_the_instructor(batch, name):
     student = next((s for s, h in batch.students.items() if h.name == name), None)
-    if student is None:
-        pytest.skip(f"{name}: its exercise is not in this course yet")
+    assert student is not None, f"tests/corpus/hostile/{name}.py is missing from the class"
     flags = [flag for result in _saved_results(batch, student) for flag in result["flags"]]
     assert flags, f"{name} tampered with the grader, and nothing was flagged"
 
