@@ -302,19 +302,28 @@ def _merge(args: argparse.Namespace) -> int:
     return 0
 
 
-def _log_to_stderr() -> None:
-    """--verbose: the grader's log lines (autograder.runner, autograder.cli) on stderr."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(name)s: %(levelname)s: %(message)s"))
+_verbose_handler: logging.Handler | None = None
+
+
+def _log_to_stderr(verbose: bool) -> None:
+    """--verbose: the grader's log lines (autograder.runner, autograder.cli) on stderr; none
+    without it, however often `main` runs in one process."""
+    global _verbose_handler
     logger = logging.getLogger("autograder")
-    logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG)
+    if _verbose_handler is not None:
+        logger.removeHandler(_verbose_handler)
+        _verbose_handler = None
+        logger.setLevel(logging.NOTSET)
+    if verbose:
+        _verbose_handler = logging.StreamHandler(sys.stderr)
+        _verbose_handler.setFormatter(logging.Formatter("%(name)s: %(levelname)s: %(message)s"))
+        logger.addHandler(_verbose_handler)
+        logger.setLevel(logging.DEBUG)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if getattr(args, "verbose", False):
-        _log_to_stderr()
+    _log_to_stderr(getattr(args, "verbose", False))
     signal.signal(signal.SIGTERM, _terminate)
     try:
         if args.command == "grade":

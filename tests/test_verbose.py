@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import runner, seccomp
+from autograder import cli, runner, seccomp
 
 pytestmark = pytest.mark.fast
 
@@ -109,6 +109,21 @@ def test_a_warning_of_the_grader_prints_nothing_unless_verbose_asks():
                            "runner.log.warning('cgroups: a warning nobody asked for')"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stderr == "", done.stderr
+
+
+def test_verbose_in_one_process_is_said_once_and_not_after(tmp_path, monkeypatch, capsys):
+    # Neither a subreaper nor a SIGTERM handler for this test process.
+    monkeypatch.setattr(runner, "become_subreaper", lambda: True)
+    monkeypatch.setattr(cli.signal, "signal", lambda *args: None)
+    notes = tmp_path / "notes.ipynb"
+    notes.write_text("not a notebook\n")
+    command = ["grade", str(notes), "--results", str(tmp_path / "r.json"), "--sandbox", "off"]
+    shown = []
+    for extra in (["-v"], ["-v"], []):
+        assert cli.main(command + extra) == 0
+        shown.append(_verbose_lines(capsys.readouterr().err))
+    assert shown[0] == shown[1] and len(shown[0]) == len(set(shown[0])) > 0, shown
+    assert shown[2] == []
 
 
 def test_namespace_options_are_said_once(said, monkeypatch):
