@@ -51,7 +51,7 @@ lint: setup
 
 demo: release
 	@rm -rf $(DEMO_CLASS) $(DEMO_OUT)
-	$(BIN)/python -m autograder.fixtures data/sample_class/roster.json $(DEMO_CLASS)
+	$(BIN)/python tests/fixtures.py data/sample_class/roster.json $(DEMO_CLASS)
 	$(BIN)/python -m autograder grade-batch $(DEMO_CLASS) --out $(DEMO_OUT)
 	@echo
 	@echo "Gradebook ($(DEMO_OUT)/grades.csv):"

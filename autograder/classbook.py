@@ -33,7 +33,8 @@ class Row:
     flags: list[str] = field(default_factory=list)  # what the grader noticed as tampering
 
     def cells(self) -> tuple:
-        """A grades.csv row: the five contract columns, then COLUMNS."""
+        """A grades.csv row: the five columns every gradebook starts with (README,
+        `grade-batch`), then COLUMNS."""
         return (self.student, self.exercise.assignment, self.exercise.notebook,
                 self.result.score, self.result.max_score, self.lateness.submitted_text,
                 self.lateness.late_text, report.points(self.penalty) if self.penalty else "",

@@ -9,6 +9,7 @@ graded gets 0 points and a message), 1 when --sandbox=required finds no working 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 import sys
@@ -30,6 +31,7 @@ from . import (
 )
 
 DEFAULT_JOBS = max(1, min(8, os.cpu_count() or 1))
+log = logging.getLogger(__name__)
 
 DESCRIPTION = """\
 Grade course notebooks against the hidden suites, running student code in a sandbox.
@@ -74,6 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
                          help="auto (default): bubblewrap if it works, else reduced isolation "
                               "with a warning; required: refuse to grade without bubblewrap; "
                               "off: no isolation, UNSAFE, for debugging the grader only")
+        sub.add_argument("-v", "--verbose", action="store_true",
+                         help="say on stderr what the sandbox could and could not set up: "
+                              "whether bubblewrap works (and why not), its options, the "
+                              "seccomp filter, control groups")
         sub.add_argument("--show-expected", action="store_true",
                          help="show the expected answer of every failed hidden test in the "
                               "feedback (for after the deadline; by default only the "
@@ -165,8 +171,17 @@ def _options(args: argparse.Namespace) -> grading.Options:
         print("warning: bubblewrap (bwrap) is not available, so student code runs with reduced "
               "isolation (no file-system, network or process namespaces); install the Debian "
               "package bubblewrap, or pass --sandbox=required to refuse", file=sys.stderr)
+    if args.sandbox == "off":
+        log.info("sandbox: off (--sandbox=off), so bubblewrap is not tried")
     if not sandbox.isolated:
-        runner.become_subreaper()
+        log.info("sandbox: plain worker processes: no namespaces and no seccomp filter; each "
+                 "notebook still drops to a uid of its own when the grader runs as root")
+        if runner.become_subreaper():
+            log.info("sandbox: this process adopts what a notebook leaves running "
+                     "(PR_SET_CHILD_SUBREAPER) and ends it after each notebook")
+        else:
+            log.warning("sandbox: this process could not become a subreaper, so a process "
+                        "that escapes a notebook's process group may outlive it")
     # Every sandbox runs as a uid of its own, so the process limit is per notebook.
     return grading.Options(sandbox=sandbox, time_limit=args.time_limit,
                            memory_limit_mb=args.memory_limit, processes=64,
@@ -287,8 +302,28 @@ def _merge(args: argparse.Namespace) -> int:
     return 0
 
 
+_verbose_handler: logging.Handler | None = None
+
+
+def _log_to_stderr(verbose: bool) -> None:
+    """--verbose: the grader's log lines (autograder.runner, autograder.cli) on stderr; none
+    without it, however often `main` runs in one process."""
+    global _verbose_handler
+    logger = logging.getLogger("autograder")
+    if _verbose_handler is not None:
+        logger.removeHandler(_verbose_handler)
+        _verbose_handler = None
+        logger.setLevel(logging.NOTSET)
+    if verbose:
+        _verbose_handler = logging.StreamHandler(sys.stderr)
+        _verbose_handler.setFormatter(logging.Formatter("%(name)s: %(levelname)s: %(message)s"))
+        logger.addHandler(_verbose_handler)
+        logger.setLevel(logging.DEBUG)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    _log_to_stderr(getattr(args, "verbose", False))
     signal.signal(signal.SIGTERM, _terminate)
     try:
         if args.command == "grade":

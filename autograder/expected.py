@@ -61,14 +61,13 @@ def prepare(exercises: tuple[Exercise, ...], folder: Path | None,
     """`grading.prepare`, reading and writing stored outcomes in `folder` (None: no store)."""
     problems = []
     for exercise in exercises:
-        reused = folder is not None and grading.has_reference(exercise) \
-            and load(folder, exercise)
+        reused = folder is not None and load(folder, exercise)
         if reused:
             say(f"expected values for {exercise.notebook} reused from {folder} (same "
                 "fingerprint)")
         found = grading.prepare((exercise,))
         problems += found
-        if folder is not None and not reused and not found and grading.has_reference(exercise):
+        if folder is not None and not reused and not found:
             try:
                 save(folder, exercise)
             except OSError:

@@ -141,7 +141,7 @@ def has_reference(exercise: Exercise) -> bool:
 
 
 def prepare(exercises: tuple[Exercise, ...] = EXERCISES) -> list[str]:
-    """Compute the expected outcomes of every exercise that has a reference solution.
+    """Compute the expected outcomes of `exercises` from their reference solutions.
 
     Runs the trusted reference in this process with signal-based time limits, so call it in
     the main thread before grading in threads. Returns one sentence per exercise whose
@@ -149,9 +149,11 @@ def prepare(exercises: tuple[Exercise, ...] = EXERCISES) -> list[str]:
     """
     problems = []
     for exercise in exercises:
-        if not has_reference(exercise) or exercise.notebook in _BROKEN:
+        if exercise.notebook in _BROKEN:
             continue
         try:
+            if not has_reference(exercise):
+                raise GraderError(f"the reference solution solutions/{exercise.path} is missing")
             for item in exercise.items:
                 _check_reference(exercise, item.grade_id)
         except GraderError as error:
@@ -164,8 +166,8 @@ def prepare(exercises: tuple[Exercise, ...] = EXERCISES) -> list[str]:
 
 def _check_reference(exercise: Exercise, grade_id: str) -> None:
     """Refuse, with one sentence, a suite or reference that would judge wrongly: a probe that
-    does not exist, a reference that raises anything but the contract's ValueError or gives no
-    answer, a grade cell that calls the hidden tests of another item."""
+    does not exist, a reference that raises anything but the ValueError its exercise promises
+    or gives no answer, a grade cell that calls the hidden tests of another item."""
     try:
         _, item = item_for(grade_id)
         cases = suite.cases_for(item)
@@ -263,7 +265,7 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
         return _not_graded(shown, None, f"{shown} is not one of the course's notebooks: its "
                            "name and its graded cells match no exercise in the rubric", path)
     if not all(item.grade_id in _READY for item in exercise.items):
-        why = _BROKEN.get(exercise.notebook, "its reference solution is missing")
+        why = _BROKEN.get(exercise.notebook, "its expected values were not prepared")
         return _not_graded(shown, exercise, f"{exercise.notebook} cannot be graded here: {why}; "
                            "please tell your instructor", path)
     try:

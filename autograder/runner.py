@@ -20,7 +20,9 @@ import atexit
 import ctypes
 import functools
 import json
+import logging
 import os
+import platform
 import secrets
 import selectors
 import shutil
@@ -34,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, cast
 
-from . import seccomp
+from . import escape, seccomp
 from .sandbox import protocol
 
 SANDBOX_PACKAGE = Path(__file__).resolve().parent / "sandbox"
@@ -69,6 +71,21 @@ for name, value in zip(names, (int(v) for v in sys.argv[2].split(","))):
 from sandbox.worker import main
 sys.exit(main(sys.argv))
 """
+
+# What the sandbox could and could not set up, for `--verbose` (nothing is shown without it).
+# Facts that are the same for every notebook are said once per process (`_say_once`).
+log = logging.getLogger(__name__)
+_said: set[str] = set()
+_said_lock = threading.Lock()
+
+
+def _say_once(level: int, message: str) -> None:
+    with _said_lock:
+        if message in _said:
+            return
+        _said.add(message)
+    log.log(level, "%s", message)
+
 
 ENVIRONMENT = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -120,24 +137,43 @@ def bwrap_works() -> bool:
     """Whether bubblewrap is installed and can build the namespaces the sandbox uses."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
+        log.info("bubblewrap: no bwrap on PATH (%s), so it cannot be used",
+                 escape.one_line(os.environ.get("PATH", ""), 500))
         return False
+    flags = _namespace_flags()
     try:
-        probe = subprocess.run([bwrap, *_namespace_flags(), "--ro-bind", "/", "/", "true"],
+        probe = subprocess.run([bwrap, *flags, "--ro-bind", "/", "/", "true"],
                                stdin=subprocess.DEVNULL, capture_output=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
+    except (OSError, subprocess.TimeoutExpired) as error:
+        log.info("bubblewrap: %s could not be started (%s: %s)", bwrap, type(error).__name__,
+                 escape.one_line(error, 300))
         return False
-    return probe.returncode == 0
+    if probe.returncode != 0:
+        said = escape.one_line(probe.stderr.decode("utf-8", "replace").strip(), 500)
+        log.info("bubblewrap: %s %s fails here with exit status %d: %s", bwrap, " ".join(flags),
+                 probe.returncode, said or "(nothing on stderr)")
+        return False
+    log.info("bubblewrap: %s works with %s", bwrap, " ".join(flags))
+    return True
 
 
 def _namespace_flags() -> list[str]:
     if os.geteuid() == 0:
         # As root no user namespace is needed, so the worker can still drop to its own uid;
         # the seccomp filter (seccomp.py) refuses new namespaces of every kind inside.
+        _say_once(logging.INFO, "bubblewrap options: running as root, so no user namespace "
+                  "(each notebook drops to a uid of its own; the seccomp filter refuses new "
+                  "namespaces inside)")
         return ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
                 "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
     flags = ["--unshare-all", "--die-with-parent", "--new-session"]
     if _bwrap_supports("--disable-userns"):  # bubblewrap 0.8 and later
         flags.append("--disable-userns")
+        _say_once(logging.INFO, "bubblewrap options: --disable-userns, so notebook code "
+                  "cannot create user namespaces")
+    else:
+        _say_once(logging.INFO, "bubblewrap options: this bwrap has no --disable-userns (0.8 and "
+                  "later have it); only the seccomp filter refuses new user namespaces")
     return flags
 
 
@@ -146,7 +182,9 @@ def _bwrap_supports(option: str) -> bool:
     try:
         shown = subprocess.run([shutil.which("bwrap") or "bwrap", "--help"], capture_output=True,
                                text=True, timeout=20, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired):
+    except (OSError, subprocess.TimeoutExpired) as error:
+        log.debug("bubblewrap: `bwrap --help` could not be run (%s: %s), so %s counts as "
+                  "unsupported", type(error).__name__, escape.one_line(error, 300), option)
         return False
     return option in shown.stdout + shown.stderr
 
@@ -261,7 +299,13 @@ def _seccomp_pipe() -> int | None:
     """A pipe holding the sandbox's seccomp filter for bwrap to read, or None (unknown machine)."""
     program = seccomp.program()
     if program is None:
+        _say_once(logging.WARNING, f"seccomp: no filter for this machine "
+                  f"({escape.one_line(platform.machine(), 40)}; only x86-64 and AArch64 are "
+                  "described), so bubblewrap runs notebooks without one")
         return None
+    _say_once(logging.INFO, f"seccomp: a filter of {len(program) // 8} instructions goes to "
+              "bubblewrap (--seccomp): no new namespaces, ptrace, mounts, bpf, keyrings or "
+              "io_uring inside")
     read_end, write_end = os.pipe()  # a few hundred bytes: the pipe's buffer holds them
     try:
         os.write(write_end, program)
@@ -381,6 +425,9 @@ def reap_orphans() -> int:
     return killed
 
 
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+
 class _Cgroup:
     """A control group capping the memory, the number of processes and the CPU share of one
     sandbox as a whole (rlimits only cap each process): at most `cpus` cores, and an equal
@@ -392,9 +439,11 @@ class _Cgroup:
         self.folders: list[Path] = []
         name = f"autograder-{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}"
         if os.geteuid() != 0:
+            _say_once(logging.INFO, "cgroups: not root, so no control group per notebook: "
+                      "only the per-process rlimits apply (memory, CPU time, file size)")
             return
-        v2 = Path("/sys/fs/cgroup/unified") if Path("/sys/fs/cgroup/unified/cgroup.controllers"
-                                                     ).is_file() else Path("/sys/fs/cgroup")
+        root = CGROUP_ROOT
+        v2 = root / "unified" if (root / "unified" / "cgroup.controllers").is_file() else root
         controllers = v2 / "cgroup.subtree_control"
         period = 100_000  # microseconds
         quota = max(1000, int(period * cpus))
@@ -405,17 +454,35 @@ class _Cgroup:
                                                 "memory.swap.max": 0, "pids.max": processes}
                 if "cpu" in enabled:
                     limits.update({"cpu.max": f"{quota} {period}", "cpu.weight": 100})
+                _say_once(logging.INFO, f"cgroups: v2 at {v2}, controllers enabled: "
+                          f"{' '.join(sorted(enabled))}; each notebook's group sets "
+                          f"{', '.join(limits)}")
                 self._make(v2 / name, limits)
-            elif Path("/sys/fs/cgroup/memory/cgroup.procs").is_file():
-                self._make(Path("/sys/fs/cgroup/memory") / name,
-                           {"memory.limit_in_bytes": memory_bytes})
-                if Path("/sys/fs/cgroup/pids/cgroup.procs").is_file():
-                    self._make(Path("/sys/fs/cgroup/pids") / name, {"pids.max": processes})
-                if Path("/sys/fs/cgroup/cpu/cgroup.procs").is_file():
-                    self._make(Path("/sys/fs/cgroup/cpu") / name,
+            elif (root / "memory" / "cgroup.procs").is_file():
+                hierarchies = ["memory"]
+                self._make(root / "memory" / name, {"memory.limit_in_bytes": memory_bytes})
+                if (root / "pids" / "cgroup.procs").is_file():
+                    hierarchies.append("pids")
+                    self._make(root / "pids" / name, {"pids.max": processes})
+                if (root / "cpu" / "cgroup.procs").is_file():
+                    hierarchies.append("cpu")
+                    self._make(root / "cpu" / name,
                                {"cpu.cfs_period_us": period, "cpu.cfs_quota_us": quota,
                                 "cpu.shares": 1024})
-        except OSError:
+                _say_once(logging.INFO, "cgroups: v1, a group per notebook in the "
+                          f"{', '.join(hierarchies)} hierarchies")
+            else:
+                _say_once(logging.WARNING, f"cgroups: none usable: {controllers} enables "
+                          f"{' '.join(sorted(enabled)) or 'no controller'} (memory and pids "
+                          "are needed) and there is no v1 memory hierarchy; only the "
+                          "per-process rlimits apply")
+        except OSError as error:
+            # Said once per place and cause, not once per notebook (each group has its own name).
+            where = f" in {Path(error.filename).parent}" if error.filename else ""
+            why = escape.one_line(error.strerror or error, 300)
+            _say_once(logging.WARNING, f"cgroups: a control group could not be set up{where} "
+                      f"({type(error).__name__}: {why}); notebooks graded without one get only "
+                      "the per-process rlimits")
             self.remove()
 
     swept: set[Path] = set()
@@ -428,13 +495,19 @@ class _Cgroup:
                 if owner.isdigit() and not Path(f"/proc/{owner}").exists():
                     try:
                         stale.rmdir()
-                    except OSError:
-                        pass
+                        log.debug("cgroups: removed %s, left by a grader that was killed",
+                                  stale)
+                    except OSError as error:
+                        log.debug("cgroups: %s, left by a grader that was killed, could not "
+                                  "be removed (%s)", stale, escape.one_line(error, 300))
         folder.mkdir()
         self.folders.append(folder)
         for key, value in limits.items():
             if (folder / key).exists():
                 (folder / key).write_text(str(value))
+            else:
+                _say_once(logging.DEBUG, f"cgroups: {folder.parent} has no {key}, so that "
+                          "limit is not set")
 
     def wrap(self, command: list[str]) -> list[str]:
         """`command`, started from a shell that first moves itself into the groups."""
@@ -496,16 +569,26 @@ class _Cgroup:
 
     def remove(self) -> None:
         for folder in self.folders:
+            problem: OSError | None = None
             for _ in range(50):
                 try:
                     for pid in (folder / "cgroup.procs").read_text().split():
-                        os.kill(int(pid), signal.SIGKILL)
+                        try:
+                            os.kill(int(pid), signal.SIGKILL)
+                        except ProcessLookupError:
+                            pass  # ended since the list was read
                     folder.rmdir()
+                    problem = None
                     break
-                except (ProcessLookupError, FileNotFoundError):
+                except FileNotFoundError:
+                    problem = None
                     break
-                except OSError:
+                except OSError as error:  # processes still leaving the group
+                    problem = error
                     time.sleep(0.01)
+            if problem is not None:
+                log.warning("cgroups: %s could not be removed (%s)", folder,
+                            escape.one_line(problem, 300))
         self.folders = []
 
 

@@ -23,8 +23,9 @@ from .sandbox.probes import load_all
 load_all()  # this process checks and runs every suite's probes
 
 DEFAULT_TIMEOUT = 5.0
-# What the graded functions raise for bad input (CONTRACT.md); the reference raising anything
-# else on a case is a bug in the suite or the reference, refused when the grader prepares.
+# What the graded functions raise for bad input, as every notebook's exercise section says; the
+# reference raising anything else on a case is a bug in the suite or the reference, refused
+# when the grader prepares.
 ANSWER_ERRORS = ("ValueError",)
 
 

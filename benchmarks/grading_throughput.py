@@ -47,6 +47,7 @@ BIN = str(Path(sys.executable).parent)
 os.environ["PATH"] = BIN + os.pathsep + os.environ.get("PATH", "")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
+import fixtures  # noqa: E402
 from grader_cli import (  # noqa: E402
     Grades,
     grade_batch,
@@ -56,7 +57,7 @@ from grader_cli import (  # noqa: E402
     wrong_kinds,
 )
 
-from autograder import fixtures, runner  # noqa: E402
+from autograder import runner  # noqa: E402
 from autograder.rubric import EXERCISES, Exercise  # noqa: E402
 
 STUDENT_STYLE = REPOSITORY / "tests" / "corpus" / "student_style"

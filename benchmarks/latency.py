@@ -30,8 +30,11 @@ import nbformat
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPOSITORY))
+sys.path.insert(0, str(REPOSITORY / "tests"))
 
-from autograder import expected, fixtures, grading, report, runner  # noqa: E402
+import fixtures  # noqa: E402
+
+from autograder import expected, grading, report, runner  # noqa: E402
 from autograder.notebook import extract, read_notebook  # noqa: E402
 from autograder.rubric import EXERCISES  # noqa: E402
 

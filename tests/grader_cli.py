@@ -11,7 +11,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.fixtures import RELEASE, place  # noqa: F401 (used by the tests)
+from fixtures import RELEASE, place  # noqa: F401 (used by the tests)
+
 from autograder.reference import REPOSITORY, SOLUTIONS
 from autograder.rubric import EXERCISES, Exercise
 

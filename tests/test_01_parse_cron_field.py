@@ -1,16 +1,18 @@
 """Notebook 01 (parse_cron_field): hidden suite, wrong-solution corpus, two oracles (croniter's
-expansion and a brute-force reading of the contract), hypothesis for valid and bad fields."""
+expansion and a brute-force reading of the exercise's rules), hypothesis for valid and bad
+fields."""
 
 import random
 from pathlib import Path
 
+import fixtures
 import nbformat
 import pytest
 from croniter import croniter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autograder import fixtures, reference
+from autograder import reference
 from autograder.reference import SOLUTIONS, nbgrader_meta
 from autograder.rubric import exercise_for
 
@@ -67,10 +69,10 @@ def test_the_corpus_keeps_one_wrong_solution_per_classic_bug():
     assert {entry.name for entry in ENTRIES} == EXPECTED_BUGS
 
 
-# --- an oracle of our own: the contract's words, value by value ----------------------------
+# --- an oracle of our own: the exercise's words, value by value ----------------------------
 
 def _item_selects(item: str, value: int, low: int, high: int) -> bool:
-    """Whether one (valid) item selects `value`, read straight from the contract: `*` is
+    """Whether one (valid) item selects `value`, read straight from the exercise section: `*` is
     low..high, `a` is a, `a-b` is a..b, `a/n` runs from a to high; a step n keeps every n-th
     value counting from the start."""
     base, slash, step = item.partition("/")
@@ -191,7 +193,7 @@ def valid_fields(draw) -> tuple[str, int, int]:
 @settings(derandomize=True, max_examples=1500, deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(valid_fields())
-def test_generated_valid_fields_select_what_the_contract_says(parse_cron_field, generated):
+def test_generated_valid_fields_select_what_the_exercise_says(parse_cron_field, generated):
     field, low, high = generated
     got = parse_cron_field(field, low, high)
     assert got == brute_force(field, low, high)

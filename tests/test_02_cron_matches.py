@@ -4,11 +4,12 @@ import random
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import fixtures
 import nbformat
 import pytest
 from croniter import croniter
 
-from autograder import fixtures, reference
+from autograder import reference
 from autograder.reference import SOLUTIONS, is_answer_cell, is_setup_cell, nbgrader_meta
 from autograder.rubric import exercise_for
 

@@ -8,11 +8,12 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import fixtures
 import nbformat
 import pytest
 from croniter import CroniterBadDateError, croniter
 
-from autograder import fixtures, reference
+from autograder import reference
 from autograder.reference import SOLUTIONS, is_answer_cell, is_setup_cell, nbgrader_meta
 from autograder.rubric import exercise_for
 
@@ -82,7 +83,7 @@ def _random_field(rng: random.Random, low: int, high: int) -> str:
         b = rng.randint(a + 1, min(high, a + rng.choice([1, 3, 10, high])))
         n = rng.choice([2, 3, 5, 7, 15])
         forms = [f"{a}", f"{a}-{b}", f"*/{n}", f"{a}-{b}/{n}", f"{a}/{n}"]
-        # croniter ends a/n on day-of-week at 6; the contract runs it to 7 (Sunday)
+        # croniter ends a/n on day-of-week at 6; the exercise runs it to 7 (Sunday)
         return rng.choice(forms[:-1] if high == 7 else forms)
 
     if rng.random() < 0.4:

@@ -8,11 +8,11 @@ import warnings
 from itertools import pairwise
 from pathlib import Path
 
+import fixtures
 import nbformat
 import networkx as nx
 import pytest
 
-from autograder import fixtures
 from autograder.reference import SOLUTIONS, namespace, nbgrader_meta
 from autograder.rubric import exercise_for
 from autograder.suites import run_order as suite

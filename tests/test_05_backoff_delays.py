@@ -6,12 +6,13 @@ import random
 from fractions import Fraction
 from pathlib import Path
 
+import fixtures
 import nbformat
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autograder import fixtures, reference, suite
+from autograder import reference, suite
 from autograder.notebook import extract
 from autograder.rubric import exercise_for
 
@@ -181,7 +182,7 @@ def test_every_client_is_answered_and_the_runs_are_deterministic(herd_model):
     assert herd_model["herd"] == {s: simulate(500, s, seed=1) for s in herd_model["STRATEGIES"]}
 
 
-def test_the_simulated_full_jitter_wait_follows_the_contract(herd_model):
+def test_the_simulated_full_jitter_wait_follows_the_exercise(herd_model):
     rng = random.Random(0)
     delay, base, cap = herd_model["herd_delay"], herd_model["BASE"], herd_model["CAP"]
     for failures in range(12):

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from fixtures import (
+    corpus_submission,
+    read_corpus,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autograder import reference
-from autograder.fixtures import (
-    corpus_submission,
-    read_corpus,
-)
 from autograder.notebook import extract
 from autograder.rubric import exercise_for
 from autograder.sandbox.harness import run_case, run_cell

@@ -18,11 +18,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import fixtures
 import pytest
 from grader_cli import Grades, grade_batch, nbgrader_autograde, nbgrader_course
 from test_hostile import Hostile, hostile_students
 
-from autograder import fixtures
 from autograder.reference import REPOSITORY
 from autograder.rubric import EXERCISES, Exercise
 

@@ -32,11 +32,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import fixtures
 import nbformat
 import pytest
 from grader_cli import grade, grade_batch, place
 
-from autograder import batch, escape, fixtures, grading, notebook, report, runner
+from autograder import batch, escape, grading, notebook, report, runner
 from autograder.reference import REPOSITORY
 from autograder.rubric import EXERCISES, exercise_for
 

@@ -15,10 +15,11 @@ import subprocess
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import fixtures
 import pytest
 from grader_cli import grade_batch
 
-from autograder import batch, deadlines, fixtures, overrides
+from autograder import batch, deadlines, overrides
 from autograder.reference import REPOSITORY
 from autograder.rubric import EXERCISES, exercise_for
 

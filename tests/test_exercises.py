@@ -15,9 +15,9 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
+import fixtures
 import pytest
 
-from autograder import fixtures
 from autograder.rubric import EXERCISES, Exercise, exercise_for
 
 CORPUS = Path(__file__).parent / "corpus"

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 
+import fixtures
 import nbformat
 from grader_cli import grade
 
-from autograder import fixtures
 from autograder.rubric import exercise_for
 
 PARSE = exercise_for("01_parse_cron_field")

@@ -12,9 +12,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import fixtures
 import pytest
 
-from autograder import fixtures
 from autograder.rubric import EXERCISES, Exercise
 from autograder.suite import REJECTION_GATE, Verdict, score
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 
+import fixtures
 import pytest
 from grader_cli import grade, place
 
-from autograder import fixtures, suite
+from autograder import suite
 from autograder.rubric import exercise_for
 from autograder.sandbox import plain
 

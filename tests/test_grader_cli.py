@@ -11,14 +11,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import fixtures
 import nbformat
 import pytest
 
-from autograder import fixtures
 from autograder.rubric import EXERCISES, exercise_for
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-GRADABLE = EXERCISES
 PARSE = exercise_for("01_parse_cron_field")
 
 
@@ -49,7 +48,7 @@ def graded(tmp_path_factory) -> dict[str, tuple[dict, str]]:
     root = tmp_path_factory.mktemp("grade")
     graded = {}
     for kind, make in (("honest", fixtures.honest_submission), ("stub", fixtures.stub_submission)):
-        paths = [write(make(ex), root / kind / f"{ex.notebook}.ipynb") for ex in GRADABLE]
+        paths = [write(make(ex), root / kind / f"{ex.notebook}.ipynb") for ex in EXERCISES]
         results = root / f"{kind}.json"
         done = autograder("grade", *paths, "--results", results)
         assert done.returncode == 0, done.stderr
@@ -57,7 +56,7 @@ def graded(tmp_path_factory) -> dict[str, tuple[dict, str]]:
     return graded
 
 
-@pytest.mark.parametrize("exercise", GRADABLE, ids=lambda ex: ex.notebook)
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda ex: ex.notebook)
 def test_honest_work_earns_every_point(graded, exercise):
     results, _ = graded["honest"]
     assert scores_by_notebook(results)[exercise.notebook] == pytest.approx(exercise.max_score,
@@ -66,7 +65,7 @@ def test_honest_work_earns_every_point(graded, exercise):
     assert mine and all(t["output"] == "passed" for t in mine)
 
 
-@pytest.mark.parametrize("exercise", GRADABLE, ids=lambda ex: ex.notebook)
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda ex: ex.notebook)
 def test_untouched_stub_earns_nothing(graded, exercise):
     results, _ = graded["stub"]
     assert scores_by_notebook(results)[exercise.notebook] == 0
@@ -76,8 +75,8 @@ def test_untouched_stub_earns_nothing(graded, exercise):
 
 def test_results_json_follows_gradescope_schema(graded):
     results, report = graded["honest"]
-    assert results["score"] == pytest.approx(sum(ex.max_score for ex in GRADABLE))
-    assert results["max_score"] == pytest.approx(sum(ex.max_score for ex in GRADABLE))
+    assert results["score"] == pytest.approx(sum(ex.max_score for ex in EXERCISES))
+    assert results["max_score"] == pytest.approx(sum(ex.max_score for ex in EXERCISES))
     assert isinstance(results["output"], str) and isinstance(results["execution_time"], float)
     for test in results["tests"]:
         assert set(test) == {"name", "score", "max_score", "output", "visibility"}

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 
+import fixtures
 import pytest
 from grader_cli import Grades, grade_batch, item_scores, place
 
-from autograder import fixtures
 from autograder.reference import REPOSITORY
 from autograder.rubric import EXERCISES
 

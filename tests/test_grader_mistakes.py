@@ -11,10 +11,11 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 
+import fixtures
 import nbformat
 import pytest
 
-from autograder import fixtures, grading, reference, runner, suite
+from autograder import grading, reference, runner, suite
 from autograder.rubric import exercise_for
 
 BACKOFF = exercise_for("05_backoff_delays")
@@ -87,6 +88,16 @@ def test_a_grade_cell_that_runs_another_items_tests_is_refused(fresh):
     problems = grading.prepare((BACKOFF,))
     assert len(problems) == 1 and "test_append_if_new" in problems[0], problems
     assert "each grade cell must run its own" in problems[0]
+
+
+def test_an_exercise_without_its_reference_solution_is_refused_not_skipped(fresh, tmp_path):
+    fresh.setattr(grading, "SOLUTIONS", tmp_path / "no-solutions")
+    problems = grading.prepare((BACKOFF,))
+    assert problems == [f"the reference solution solutions/{BACKOFF.path} is missing"]
+    result = _graded_stub_that_raises(tmp_path)
+    assert result.score == 0 and not result.readable
+    assert result.problems[0].startswith(f"{BACKOFF.notebook} cannot be graded here: the "
+                                         "reference solution")
 
 
 def test_the_course_as_it_is_prepares_without_a_problem(fresh):

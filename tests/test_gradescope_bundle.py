@@ -15,10 +15,10 @@ import sys
 import zipfile
 from pathlib import Path
 
+import fixtures
 import nbformat
 import pytest
 
-from autograder import fixtures
 from autograder.reference import REPOSITORY
 from autograder.rubric import EXERCISES, exercise_for
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import fixtures
 import nbformat
 import pytest
 from nbgrader import utils
 
-from autograder import fixtures, grading
+from autograder import grading
 from autograder.nbgrader_autograde import (
     PercentPerDayLate,
     SandboxedGrading,

@@ -20,11 +20,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import fixtures
 import nbformat
 import pytest
 from grader_cli import NBGRADER, nbgrader_course
 
-from autograder import fixtures, runner
+from autograder import runner
 from autograder.rubric import EXERCISES, exercise_for
 
 PARSE, MATCHES = exercise_for("01_parse_cron_field"), exercise_for("02_cron_matches")

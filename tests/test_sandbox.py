@@ -15,10 +15,11 @@ import sys
 import time
 from pathlib import Path
 
+import fixtures
 import nbformat
 import pytest
 
-from autograder import fixtures, grading, runner
+from autograder import grading, runner
 from autograder.rubric import exercise_for
 
 REPOSITORY = Path(__file__).resolve().parent.parent

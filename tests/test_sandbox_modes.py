@@ -13,11 +13,12 @@ import shutil
 import sys
 from pathlib import Path
 
+import fixtures
 import nbformat
 import pytest
 from grader_cli import Grades, grade_batch
 
-from autograder import fixtures, grading, runner
+from autograder import grading, runner
 from autograder.reference import is_answer_cell, nbgrader_meta
 from autograder.rubric import EXERCISES, exercise_for
 

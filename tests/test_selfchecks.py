@@ -13,11 +13,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import fixtures
 import matplotlib
 import nbformat
 import pytest
 
-from autograder import fixtures
 from autograder.reference import nbgrader_meta
 from autograder.rubric import EXERCISES, Exercise
 from autograder.sandbox.harness import run_cell

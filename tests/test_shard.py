@@ -11,10 +11,11 @@ import json
 import subprocess
 from pathlib import Path
 
+import fixtures
 import pytest
 from grader_cli import GRADER, grade_batch
 
-from autograder import fixtures, shard
+from autograder import shard
 from autograder.reference import REPOSITORY
 from autograder.rubric import exercise_for
 

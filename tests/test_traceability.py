@@ -13,8 +13,8 @@ import re
 
 import nbformat
 import pytest
+from fixtures import RELEASE
 
-from autograder.fixtures import RELEASE
 from autograder.reference import is_answer_cell, nbgrader_meta
 from autograder.rubric import EXERCISES, GradedItem
 from autograder.suite import cases_for

@@ -164,9 +164,7 @@ def main(argv: list[str]) -> int:
     sys.stdin = io.StringIO("")
     # Only the probe modules this job's cases name, and before any notebook code runs.
     load_probes(case.get("probe", "") for case in job.get("cases", []))
-    if os.environ.get("AUTOGRADER_KEEP_PRIVILEGES") != "1":
-        uid = int(argv[argv.index("--uid") + 1]) if "--uid" in argv else UNPRIVILEGED
-        drop_privileges(uid)
+    drop_privileges(int(argv[argv.index("--uid") + 1]) if "--uid" in argv else UNPRIVILEGED)
     # The trusted setup cells run here, and the guard's snapshot is taken here, before any
     # notebook code exists (and cheaply: nothing has been forked yet).
     namespace: dict = {"__name__": "__main__", "__builtins__": builtins}

@@ -1,5 +1,5 @@
-# Bug: the pasted backoff_delays has no jitter, so the job's pauses are not the ones the contract
-# gives (every client of the feed comes back at once).
+# Bug: the pasted backoff_delays has no jitter, so the job's pauses are not the ones notebook 05
+# defines (every client of the feed comes back at once).
 # ruff: noqa: F821, E501, B905 (the other names come from the notebook's setup cells)
 # notebook: 07_safe_scheduler
 # loses: test_job_flow

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import nbformat
 
-from .reference import REPOSITORY, is_answer_cell, nbgrader_meta, source_notebook
-from .rubric import Exercise, exercise_for
+from autograder.reference import REPOSITORY, is_answer_cell, nbgrader_meta, source_notebook
+from autograder.rubric import Exercise, exercise_for
 
 RELEASE = REPOSITORY / "notebooks"
 SOLUTION_MARKER = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$")
@@ -153,9 +153,9 @@ def verdicts_in_process(notebook: nbformat.NotebookNode, exercise: Exercise) -> 
     """Every hidden case's verdict per graded item, grading in this process with the same
     cells, probes and scoring as the sandbox. For trusted submissions only (suite development
     and tests of the suites); `python -m autograder` is the safe path."""
-    from .notebook import extract
-    from .sandbox.harness import run_notebook_code
-    from .suite import grade_in_process
+    from autograder.notebook import extract
+    from autograder.sandbox.harness import run_notebook_code
+    from autograder.suite import grade_in_process
 
     extracted = extract(notebook, exercise)
     namespace: dict = {"__name__": "__main__"}
@@ -166,7 +166,7 @@ def verdicts_in_process(notebook: nbformat.NotebookNode, exercise: Exercise) -> 
 
 def score_in_process(notebook: nbformat.NotebookNode, exercise: Exercise) -> dict[str, float]:
     """Points per graded item from `verdicts_in_process` (trusted submissions only)."""
-    from .suite import item_points
+    from autograder.suite import item_points
 
     verdicts = verdicts_in_process(notebook, exercise)
     return {grade_id: item_points(found) for grade_id, found in verdicts.items()}
@@ -223,7 +223,7 @@ def build_class(roster_path: Path, out: Path) -> int:
     """
     import json
 
-    from .rubric import EXERCISES
+    from autograder.rubric import EXERCISES
 
     roster = json.loads(Path(roster_path).read_text())
     written = 0
@@ -242,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     import json
 
     parser = argparse.ArgumentParser(
-        prog="python -m autograder.fixtures",
+        prog="python tests/fixtures.py",
         description="Build a class of submissions (nbgrader's submitted/ layout) from a roster.")
     parser.add_argument("roster", type=Path, help="roster JSON, e.g. data/sample_class/roster.json")
     parser.add_argument("out", type=Path,
