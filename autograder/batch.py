@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
-from . import classbook, deadlines, discovery, escape, grading, report, runner, suite
+from . import classbook, deadlines, discovery, escape, grading, processes, report, suite
 from . import shard as shard_module
 from .notebook import MAX_NOTEBOOK_BYTES
 from .rubric import Exercise, exercise_for
@@ -160,7 +160,7 @@ def fingerprint(options: grading.Options, exercise: Exercise | None = None) -> s
     limits = options.limits(exercise) if exercise is not None else None
     digest = hashlib.sha256(files_digest(exercise).encode())
     digest.update(repr((options.time_limit, options.memory_limit_mb, options.processes,
-                        options.sandbox.kind, options.show_expected, limits)).encode())
+                        options.isolation.kind, options.show_expected, limits)).encode())
     return digest.hexdigest()
 
 
@@ -300,7 +300,7 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
                   f"{report.points(result.score)}/{report.points(result.max_score)}  "
                   f"{result.execution_time:.2f} s{note}", file=progress, flush=True)
     except KeyboardInterrupt:
-        runner.stop_all()
+        processes.stop_all()
         pool.shutdown(wait=True, cancel_futures=True)
         summary.interrupted = True
         summary.seconds = time.monotonic() - started

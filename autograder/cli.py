@@ -24,9 +24,10 @@ from . import (
     export,
     gradescope,
     grading,
+    isolation,
     overrides,
+    processes,
     report,
-    runner,
     shard,
 )
 
@@ -163,7 +164,7 @@ def _options(args: argparse.Namespace) -> grading.Options:
         raise UsageError("--time-limit must be a number of seconds above 0")
     if args.memory_limit is not None and args.memory_limit < 64:
         raise UsageError("--memory-limit must be at least 64 (MiB)")
-    sandbox = runner.Sandbox.choose(args.sandbox)  # may raise SandboxUnavailable
+    sandbox = isolation.Isolation.choose(args.sandbox)  # may raise SandboxUnavailable
     if args.sandbox == "off":
         print("warning: --sandbox=off runs student code without isolation; use it only to "
               "debug the grader", file=sys.stderr)
@@ -174,16 +175,16 @@ def _options(args: argparse.Namespace) -> grading.Options:
     if args.sandbox == "off":
         log.info("sandbox: off (--sandbox=off), so bubblewrap is not tried")
     if not sandbox.isolated:
-        log.info("sandbox: plain worker processes: no namespaces and no seccomp filter; each "
+        log.info("sandbox: unisolated worker processes: no namespaces and no seccomp filter; each "
                  "notebook still drops to a uid of its own when the grader runs as root")
-        if runner.become_subreaper():
+        if processes.become_subreaper():
             log.info("sandbox: this process adopts what a notebook leaves running "
                      "(PR_SET_CHILD_SUBREAPER) and ends it after each notebook")
         else:
             log.warning("sandbox: this process could not become a subreaper, so a process "
                         "that escapes a notebook's process group may outlive it")
     # Every sandbox runs as a uid of its own, so the process limit is per notebook.
-    return grading.Options(sandbox=sandbox, time_limit=args.time_limit,
+    return grading.Options(isolation=sandbox, time_limit=args.time_limit,
                            memory_limit_mb=args.memory_limit, processes=64,
                            show_expected=args.show_expected)
 
@@ -338,10 +339,10 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, batch.BatchError) as error:
         print(f"python -m autograder {args.command}: error: {error}", file=sys.stderr)
         return 2
-    except runner.SandboxUnavailable as error:
+    except isolation.SandboxUnavailable as error:
         print(f"python -m autograder {args.command}: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        runner.stop_all()
+        processes.stop_all()
         print(f"python -m autograder {args.command}: interrupted", file=sys.stderr)
         return 130

@@ -127,14 +127,14 @@ def build(assignment: str, out: Path) -> int:
 
 def run(assignment: str, submission: Path, results: Path) -> int:
     """Grade one Gradescope submission of `assignment` into `results` (results.json)."""
-    from . import classbook, deadlines, discovery, grading, report, runner
+    from . import classbook, deadlines, discovery, grading, isolation, processes, report
 
-    sandbox = runner.Sandbox.choose("auto")
+    sandbox = isolation.Isolation.choose("auto")
     if not sandbox.isolated:
         print("warning: bubblewrap does not work in this container, so student code runs "
               "with reduced isolation", file=sys.stderr)
-        runner.become_subreaper()
-    options = grading.Options(sandbox=sandbox, processes=64)
+        processes.become_subreaper()
+    options = grading.Options(isolation=sandbox, processes=64)
     found = discovery.discover_upload(Path(submission), assignment)
     from . import expected
 

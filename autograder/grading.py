@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 
 from . import runner, suite
+from .isolation import Isolation
 from .notebook import MAX_CODE_CHARACTERS, NotebookError, NotebookRefused, extract, read_notebook
 from .reference import SOLUTIONS, nbgrader_meta, source_notebook
 from .rubric import EXERCISES, Exercise, exercise_for, item_for
@@ -35,7 +36,7 @@ class GraderError(Exception):
 
 @dataclass(frozen=True)
 class Options:
-    sandbox: runner.Sandbox
+    isolation: Isolation
     time_limit: float | None = None  # None: the rubric's limit for each exercise
     memory_limit_mb: int | None = None
     processes: int = 64
@@ -277,7 +278,7 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
     job: protocol.Job = {"prelude": extracted.prelude, "cells": extracted.cells,
            "cases": list(_cases(exercise)), "cell_timeout": limits.cell_time,
            "cpu_budget": limits.time}
-    run = runner.run(job, limits, options.sandbox, exercise.assignment)
+    run = runner.run(job, limits, options.isolation, exercise.assignment)
     result = score_run(exercise, run, limits, shown, options.show_expected,
                        labels={f"setup cell {index + 1}" for index in range(len(extracted.prelude))}
                        | {cell["label"] for cell in extracted.cells})

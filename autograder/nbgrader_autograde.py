@@ -48,7 +48,7 @@ from nbgrader.preprocessors import (
 )
 from traitlets import Dict, Enum, Float, Integer, Unicode
 
-from . import grading, runner
+from . import grading, isolation, processes
 from .rubric import exercise_for
 
 MAX_FAILURES_SHOWN = 12  # per grade cell; the report of grade-batch lists them all
@@ -59,7 +59,7 @@ UNWRITTEN = "got NotImplementedError"
 UNREADABLE = "sandboxed_unreadable"  # notebook metadata SandboxedExporter leaves for grading
 
 _lock = threading.Lock()
-_sandboxes: dict[str, runner.Sandbox] = {}
+_sandboxes: dict[str, isolation.Isolation] = {}
 
 
 # -- text that reaches the gradebook and feedback -----------------------------------------
@@ -158,15 +158,15 @@ class SandboxedGrading(NbGraderPreprocessor):
     def options(self) -> grading.Options:
         with _lock:
             if self.sandbox not in _sandboxes:
-                chosen = runner.Sandbox.choose(self.sandbox)  # may raise SandboxUnavailable
+                chosen = isolation.Isolation.choose(self.sandbox)  # may raise SandboxUnavailable
                 if not chosen.isolated:
                     self.log.warning(
                         "bubblewrap (bwrap) is not available: student code runs with reduced "
                         "isolation; install the Debian package bubblewrap, or set "
                         "c.SandboxedGrading.sandbox = 'required' to refuse")
-                    runner.become_subreaper()
+                    processes.become_subreaper()
                 _sandboxes[self.sandbox] = chosen
-        return grading.Options(sandbox=_sandboxes[self.sandbox], time_limit=self.time_limit,
+        return grading.Options(isolation=_sandboxes[self.sandbox], time_limit=self.time_limit,
                                memory_limit_mb=self.memory_limit, processes=64)
 
     def grade(self, resources: dict) -> grading.NotebookResult:

@@ -57,7 +57,7 @@ from grader_cli import (  # noqa: E402
     wrong_kinds,
 )
 
-from autograder import runner  # noqa: E402
+from autograder import isolation, runner  # noqa: E402
 from autograder.rubric import EXERCISES, Exercise  # noqa: E402
 
 STUDENT_STYLE = REPOSITORY / "tests" / "corpus" / "student_style"
@@ -154,7 +154,7 @@ def run_nbgrader(course: Path, submitted: Path) -> tuple[float, dict[tuple[str, 
 
 def sandbox_floor(jobs: int, runs: int = 24) -> float:
     """Bare sandboxed workers per second, `jobs` at once: start, an empty job, end."""
-    sandbox = runner.Sandbox.choose("auto")
+    sandbox = isolation.Isolation.choose("auto")
     limits = runner.Limits()
     job = {"prelude": [], "cells": [], "cases": [], "cell_timeout": 1.0}
     runner.run(job, limits, sandbox)  # warm the file cache
@@ -259,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-nbgrader", action="store_true",
                         help="grade with grade-batch only (no comparison)")
     args = parser.parse_args(argv)
-    print(f"{os.cpu_count()} CPUs, sandbox: {runner.Sandbox.choose('auto').kind}")
+    print(f"{os.cpu_count()} CPUs, sandbox: {isolation.Isolation.choose('auto').kind}")
     floor = sandbox_floor(args.jobs)
     print(f"sandbox floor: {floor:.1f} bare sandboxed workers/s with {args.jobs} at once")
     differences = []

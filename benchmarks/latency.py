@@ -34,7 +34,7 @@ sys.path.insert(0, str(REPOSITORY / "tests"))
 
 import fixtures  # noqa: E402
 
-from autograder import expected, grading, report, runner  # noqa: E402
+from autograder import expected, grading, isolation, report, runner  # noqa: E402
 from autograder.notebook import extract, read_notebook  # noqa: E402
 from autograder.rubric import EXERCISES  # noqa: E402
 
@@ -61,7 +61,7 @@ def breakdown(notebooks: list[Path], store: Path) -> dict[str, float]:
     started = time.perf_counter()
     expected.prepare(EXERCISES, store)
     steps["prepare"] = time.perf_counter() - started
-    options = grading.Options(sandbox=runner.Sandbox.choose("auto"))
+    options = grading.Options(isolation=isolation.Isolation.choose("auto"))
     results = []
     for path in notebooks:
         started = time.perf_counter()
@@ -81,7 +81,7 @@ def breakdown(notebooks: list[Path], store: Path) -> dict[str, float]:
         for job in jobs:
             job["cell_timeout"] = limits.cell_time
             began = time.perf_counter()
-            run = runner.run(job, limits, options.sandbox, exercise.assignment)
+            run = runner.run(job, limits, options.isolation, exercise.assignment)
             elapsed.append(time.perf_counter() - began)
         for name, before, after in (("sandbox start", 0.0, elapsed[0]),
                                     ("setup cells", elapsed[0], elapsed[1]),

@@ -33,7 +33,7 @@ def repository() -> Path:
 def pytest_sessionstart(session: pytest.Session) -> None:
     """In CI the sandbox tests must run, never be skipped for want of bubblewrap."""
     if os.environ.get("CI") == "true":
-        from autograder.runner import bwrap_works
+        from autograder.isolation import bwrap_works
 
         if not bwrap_works():
             raise pytest.UsageError(

@@ -37,7 +37,7 @@ import nbformat
 import pytest
 from grader_cli import grade, grade_batch, place
 
-from autograder import batch, escape, grading, notebook, report, runner
+from autograder import batch, escape, grading, isolation, notebook, report
 from autograder.reference import REPOSITORY
 from autograder.rubric import EXERCISES, exercise_for
 
@@ -262,7 +262,7 @@ def _fake_result(path: Path, shown: str, text: str = "fine") -> grading.Notebook
 
 
 def _options() -> grading.Options:
-    return grading.Options(sandbox=runner.Sandbox("plain"))
+    return grading.Options(isolation=isolation.Isolation("none"))
 
 
 def test_a_grading_failure_is_that_students_error(tmp_path, monkeypatch):
@@ -365,7 +365,7 @@ from pathlib import Path
 from autograder import batch, grading, runner
 started = time.process_time()
 summary = batch.grade_batch(Path(sys.argv[1]), Path(sys.argv[2]),
-                            grading.Options(sandbox=runner.Sandbox.choose("auto")), jobs=1,
+                            grading.Options(isolation=isolation.Isolation.choose("auto")), jobs=1,
                             progress=sys.stderr)
 peak = int(re.search(r"VmHWM:\s*(\d+) kB", Path("/proc/self/status").read_text()).group(1))
 print(json.dumps({"peak_mb": peak / 1024, "cpu": time.process_time() - started,

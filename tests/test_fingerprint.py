@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from autograder import batch, grading, runner
+from autograder import batch, grading, isolation
 from autograder.rubric import exercise_for
 
 PARSE = exercise_for("01_parse_cron_field")
 BACKOFF = exercise_for("05_backoff_delays")
-OPTIONS = grading.Options(sandbox=runner.Sandbox("plain"))
+OPTIONS = grading.Options(isolation=isolation.Isolation("none"))
 
 
 @pytest.fixture
@@ -51,8 +51,8 @@ def test_an_edit_to_one_exercise_suite_regrades_that_exercise_only(package):
 
 def test_limits_and_feedback_choices_are_part_of_the_fingerprint():
     base = batch.fingerprint(OPTIONS, PARSE)
-    for changed in (grading.Options(sandbox=OPTIONS.sandbox, time_limit=30),
-                    grading.Options(sandbox=OPTIONS.sandbox, memory_limit_mb=256),
-                    grading.Options(sandbox=OPTIONS.sandbox, processes=8),
-                    grading.Options(sandbox=OPTIONS.sandbox, show_expected=True)):
+    for changed in (grading.Options(isolation=OPTIONS.isolation, time_limit=30),
+                    grading.Options(isolation=OPTIONS.isolation, memory_limit_mb=256),
+                    grading.Options(isolation=OPTIONS.isolation, processes=8),
+                    grading.Options(isolation=OPTIONS.isolation, show_expected=True)):
         assert batch.fingerprint(changed, PARSE) != base, changed

@@ -15,7 +15,7 @@ import fixtures
 import nbformat
 import pytest
 
-from autograder import grading, reference, runner, suite
+from autograder import grading, isolation, reference, suite
 from autograder.rubric import exercise_for
 
 BACKOFF = exercise_for("05_backoff_delays")
@@ -50,7 +50,7 @@ def _graded_stub_that_raises(tmp_path) -> grading.NotebookResult:
     answer = "def backoff_delays(attempts, base, cap, seed):\n    raise KeyError('x')\n"
     path = tmp_path / f"{BACKOFF.notebook}.ipynb"
     nbformat.write(fixtures.build_submission(BACKOFF, {"answer_backoff_delays": answer}), path)
-    return grading.grade_notebook(path, grading.Options(sandbox=runner.Sandbox("plain")))
+    return grading.grade_notebook(path, grading.Options(isolation=isolation.Isolation("none")))
 
 
 def test_a_probe_that_does_not_exist_is_refused(fresh, tmp_path):

@@ -19,7 +19,7 @@ import fixtures
 import nbformat
 import pytest
 
-from autograder import grading, runner
+from autograder import grading, isolation
 from autograder.reference import REPOSITORY
 from autograder.rubric import exercise_for
 
@@ -34,13 +34,13 @@ while time.monotonic() < end and os.getppid() != 1:
         pass
 """
 
-needs_bwrap = pytest.mark.skipif(not runner.bwrap_works(),
+needs_bwrap = pytest.mark.skipif(not isolation.bwrap_works(),
                                  reason="bubblewrap (Debian package bubblewrap) is not available")
 
 
 def _grade(path: Path) -> tuple[grading.NotebookResult, float]:
     started = time.monotonic()
-    result = grading.grade_notebook(path, grading.Options(sandbox=runner.Sandbox("bwrap")))
+    result = grading.grade_notebook(path, grading.Options(isolation=isolation.Isolation("bwrap")))
     return result, time.monotonic() - started
 
 

@@ -25,7 +25,7 @@ import nbformat
 import pytest
 from grader_cli import NBGRADER, nbgrader_course
 
-from autograder import runner
+from autograder import isolation
 from autograder.rubric import EXERCISES, exercise_for
 
 PARSE, MATCHES = exercise_for("01_parse_cron_field"), exercise_for("02_cron_matches")
@@ -35,7 +35,7 @@ MARKUP = "<script>alert('feedback')</script>"
 STUDENTS = ("ada", "bo", "cy", "di", "eve", "fay")
 NOTEBOOKS = (PARSE.notebook, MATCHES.notebook)
 
-pytestmark = pytest.mark.skipif(not runner.bwrap_works(),
+pytestmark = pytest.mark.skipif(not isolation.bwrap_works(),
                                 reason="the sandbox (bubblewrap) is not available here")
 
 

@@ -19,15 +19,15 @@ import fixtures
 import nbformat
 import pytest
 
-from autograder import grading, runner
+from autograder import cgroups, grading, isolation, runner
 from autograder.rubric import exercise_for
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 PARSE = exercise_for("01_parse_cron_field")
 ANSWER = fixtures.reference_answers(PARSE)["answer_parse_cron_field"]
-ISOLATED = runner.Sandbox("bwrap")
+ISOLATED = isolation.Isolation("bwrap")
 
-needs_bwrap = pytest.mark.skipif(not runner.bwrap_works(),
+needs_bwrap = pytest.mark.skipif(not isolation.bwrap_works(),
                                  reason="bubblewrap (Debian package bubblewrap) is not available")
 
 
@@ -36,14 +36,14 @@ def prepared():
     assert grading.prepare((PARSE,)) == []
 
 
-def grade(tmp_path: Path, code: str, answer: str = ANSWER, sandbox: runner.Sandbox = ISOLATED,
+def grade(tmp_path: Path, code: str, answer: str = ANSWER, sandbox: isolation.Isolation = ISOLATED,
           **limits) -> grading.NotebookResult:
     """Grade the honest answer followed by a cell of the student's own holding `code`."""
     notebook = fixtures.build_submission(PARSE, {"answer_parse_cron_field": answer},
                                          [("answer_parse_cron_field", code)])
     path = tmp_path / "01_parse_cron_field.ipynb"
     nbformat.write(notebook, path)
-    return grading.grade_notebook(path, grading.Options(sandbox=sandbox, **limits))
+    return grading.grade_notebook(path, grading.Options(isolation=sandbox, **limits))
 
 
 def attempts(paths: list[str]) -> str:
@@ -300,7 +300,7 @@ def test_the_sandbox_scores_exactly_like_the_grade_cells(tmp_path, entry):
     notebook = fixtures.corpus_submission(entry)
     path = tmp_path / f"{exercise.notebook}.ipynb"
     nbformat.write(notebook, path)
-    result = grading.grade_notebook(path, grading.Options(sandbox=ISOLATED))
+    result = grading.grade_notebook(path, grading.Options(isolation=ISOLATED))
     expected = fixtures.score_in_process(notebook, exercise)
     assert {item.grade_id: item.score for item in result.items} == expected
     assert result.score == round(sum(expected.values()), 2) < exercise.max_score
@@ -355,7 +355,7 @@ print("ESCAPED hook" if heard else "REFUSED hook")
 def test_each_sandbox_gets_a_cpu_share_cap_of_its_own():
     """One core's worth of time at most, and an equal weight beside every other sandbox, so
     that spinners one submission starts cannot starve a neighbour (cgroups, as root)."""
-    group = runner._Cgroup(256 * 2**20, 16, cpus=1.0)
+    group = cgroups.Cgroup(256 * 2**20, 16, cpus=1.0)
     try:
         if not group.folders:
             pytest.skip("this process may not create control groups (not root, or no cgroups)")
@@ -374,7 +374,7 @@ def test_a_group_is_reused_only_once_nothing_of_the_last_sandbox_is_left_in_it()
     """Control groups are kept for the next sandbox (making them costs start-up time), but
     whatever the last sandbox left running in one is ended before it is handed on."""
     key = (256 * 2**20, 16, 1.0)
-    group = runner._Cgroup.take(*key)
+    group = cgroups.Cgroup.take(*key)
     try:
         if not group.folders:
             pytest.skip("this process may not create control groups (not root, or no cgroups)")
@@ -386,7 +386,7 @@ def test_a_group_is_reused_only_once_nothing_of_the_last_sandbox_is_left_in_it()
             time.sleep(0.01)
         group.give_back(key)
         assert left.wait(timeout=10) == -signal.SIGKILL
-        again = runner._Cgroup.take(*key)
+        again = cgroups.Cgroup.take(*key)
         assert again is group  # handed on, and empty
         assert all((folder / "cgroup.procs").read_text().split() == []
                    for folder in again.folders)

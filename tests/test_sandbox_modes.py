@@ -18,12 +18,12 @@ import nbformat
 import pytest
 from grader_cli import Grades, grade_batch
 
-from autograder import grading, runner
+from autograder import grading, isolation
 from autograder.reference import is_answer_cell, nbgrader_meta
 from autograder.rubric import EXERCISES, exercise_for
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-PLAIN = runner.Sandbox("plain")
+PLAIN = isolation.Isolation("none")
 
 # What students import, each used once, so that a module the worker cannot load fails the
 # answer cell (and with it every test of the exercise) instead of passing unnoticed.
@@ -79,7 +79,7 @@ def scores_by_mode(tmp_path_factory) -> dict[str, Grades]:
              "fallback": (["--sandbox=auto"], without_bwrap(folder)),
              "off": (["--sandbox=off"], None)}
     for mode, (options, env) in modes.items():
-        if mode == "bubblewrap" and not runner.bwrap_works():
+        if mode == "bubblewrap" and not isolation.bwrap_works():
             continue
         done = grade_batch(submitted, folder / mode, "--jobs", "2", *options, env=env)
         assert done.returncode == 0, done.stderr[-2000:]
@@ -121,7 +121,7 @@ def grade_plain(tmp_path: Path, code: str, **limits) -> grading.NotebookResult:
                                          [("answer_parse_cron_field", code)])
     path = tmp_path / "01_parse_cron_field.ipynb"
     nbformat.write(notebook, path)
-    return grading.grade_notebook(path, grading.Options(sandbox=PLAIN, **limits))
+    return grading.grade_notebook(path, grading.Options(isolation=PLAIN, **limits))
 
 
 def test_fallback_limits_memory(tmp_path):
@@ -172,6 +172,6 @@ def test_fallback_code_sees_the_same_standard_library(tmp_path):
     nbformat.write(notebook, path)
     exercise = exercise_for("04_run_order")
     assert grading.prepare((exercise,)) == []
-    result = grading.grade_notebook(path, grading.Options(sandbox=PLAIN))
+    result = grading.grade_notebook(path, grading.Options(isolation=PLAIN))
     assert result.problems == [] and result.score == exercise.max_score, result.problems
     assert all(nbgrader_meta(c).get("grade_id") for c in notebook.cells if is_answer_cell(c))

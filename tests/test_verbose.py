@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cli, runner, seccomp
+from autograder import cgroups, cli, isolation, processes, seccomp
 
 pytestmark = pytest.mark.fast
 
@@ -31,7 +31,7 @@ exit 7
 @pytest.fixture
 def said(monkeypatch, caplog) -> pytest.LogCaptureFixture:
     """caplog at DEBUG for the grader's loggers, with the runner's say-once memory empty."""
-    monkeypatch.setattr(runner, "_said", set())
+    monkeypatch.setattr(isolation, "_said", set())
     caplog.set_level(logging.DEBUG, logger="autograder")
     return caplog
 
@@ -67,7 +67,7 @@ def test_verbose_says_that_bwrap_is_not_on_path_and_plain_processes_are_used(tmp
     done = _grade(tmp_path, _path_with(tmp_path, None), "-v")
     lines = _verbose_lines(done.stderr)
     assert any("bubblewrap: no bwrap on PATH" in line for line in lines), done.stderr
-    assert any("sandbox: plain worker processes" in line for line in lines), done.stderr
+    assert any("sandbox: unisolated worker processes" in line for line in lines), done.stderr
 
 
 def test_verbose_shows_why_a_bwrap_that_fails_was_not_used(tmp_path):
@@ -105,15 +105,15 @@ def test_without_verbose_nothing_new_is_printed(tmp_path, bwrap):
 
 def test_a_warning_of_the_grader_prints_nothing_unless_verbose_asks():
     # Without a handler of its own, logging would print warnings through its last resort.
-    done = subprocess.run([sys.executable, "-c", "from autograder import runner\n"
-                           "runner.log.warning('cgroups: a warning nobody asked for')"],
+    done = subprocess.run([sys.executable, "-c", "from autograder import cgroups\n"
+                           "cgroups.log.warning('cgroups: a warning nobody asked for')"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stderr == "", done.stderr
 
 
 def test_verbose_in_one_process_is_said_once_and_not_after(tmp_path, monkeypatch, capsys):
     # Neither a subreaper nor a SIGTERM handler for this test process.
-    monkeypatch.setattr(runner, "become_subreaper", lambda: True)
+    monkeypatch.setattr(processes, "become_subreaper", lambda: True)
     monkeypatch.setattr(cli.signal, "signal", lambda *args: None)
     notes = tmp_path / "notes.ipynb"
     notes.write_text("not a notebook\n")
@@ -127,25 +127,25 @@ def test_verbose_in_one_process_is_said_once_and_not_after(tmp_path, monkeypatch
 
 
 def test_namespace_options_are_said_once(said, monkeypatch):
-    monkeypatch.setattr(runner.os, "geteuid", lambda: 1000)
-    monkeypatch.setattr(runner, "_bwrap_supports", lambda option: False)
-    runner._namespace_flags()
-    runner._namespace_flags()
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(isolation, "_bwrap_supports", lambda option: False)
+    isolation._namespace_flags()
+    isolation._namespace_flags()
     assert [r.getMessage() for r in said.records] == [
         "bubblewrap options: this bwrap has no --disable-userns (0.8 and later have it); only "
         "the seccomp filter refuses new user namespaces"]
-    monkeypatch.setattr(runner, "_bwrap_supports", lambda option: True)
-    assert "--disable-userns" in runner._namespace_flags()
+    monkeypatch.setattr(isolation, "_bwrap_supports", lambda option: True)
+    assert "--disable-userns" in isolation._namespace_flags()
     assert "--disable-userns, so notebook code cannot create" in said.records[-1].getMessage()
 
 
 def test_seccomp_filter_loaded_or_not_and_why(said, monkeypatch):
-    descriptor = runner._seccomp_pipe()
+    descriptor = isolation.seccomp_pipe()
     assert descriptor is not None
     os.close(descriptor)
     assert "seccomp: a filter of" in said.records[-1].getMessage()
     monkeypatch.setattr(seccomp, "program", lambda machine=None: None)
-    assert runner._seccomp_pipe() is None
+    assert isolation.seccomp_pipe() is None
     record = said.records[-1]
     assert record.levelno == logging.WARNING and "seccomp: no filter for this machine" in \
         record.getMessage()
@@ -170,9 +170,9 @@ def _fake_cgroups(root: Path, v2_controllers: str | None, v1: tuple[str, ...] = 
 def test_cgroup_setup_is_said(said, monkeypatch, tmp_path, layout, expected):
     root = tmp_path / "cgroup"
     _fake_cgroups(root, *layout)
-    monkeypatch.setattr(runner, "CGROUP_ROOT", root)
-    monkeypatch.setattr(runner.os, "geteuid", lambda: 0)
-    runner._Cgroup(2**30, 64)
+    monkeypatch.setattr(cgroups, "CGROUP_ROOT", root)
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    cgroups.Cgroup(2**30, 64)
     assert any(expected in record.getMessage() for record in said.records), said.text
 
 
@@ -183,11 +183,11 @@ def test_a_cgroup_error_is_logged_not_swallowed(said, monkeypatch, tmp_path):
     def refuse(self, folder, limits):
         raise PermissionError(13, "Permission denied", str(folder))
 
-    monkeypatch.setattr(runner, "CGROUP_ROOT", root)
-    monkeypatch.setattr(runner.os, "geteuid", lambda: 0)
-    monkeypatch.setattr(runner._Cgroup, "_make", refuse)
+    monkeypatch.setattr(cgroups, "CGROUP_ROOT", root)
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    monkeypatch.setattr(cgroups.Cgroup, "_make", refuse)
     for _ in range(3):
-        assert runner._Cgroup(2**30, 64).folders == []
+        assert cgroups.Cgroup(2**30, 64).folders == []
     warnings = [r.getMessage() for r in said.records if r.levelno == logging.WARNING]
     assert warnings == [f"cgroups: a control group could not be set up in {root} "
                         "(PermissionError: Permission denied); notebooks graded without one "
@@ -195,8 +195,8 @@ def test_a_cgroup_error_is_logged_not_swallowed(said, monkeypatch, tmp_path):
 
 
 def test_a_cgroup_that_cannot_be_removed_is_logged(said, monkeypatch, tmp_path):
-    monkeypatch.setattr(runner.os, "geteuid", lambda: 1000)
-    group = runner._Cgroup(2**30, 64)
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    group = cgroups.Cgroup(2**30, 64)
     assert "cgroups: not root" in said.records[-1].getMessage()
     stuck = tmp_path / "autograder-stuck"
     stuck.mkdir()

@@ -1,0 +1,324 @@
+"""How a worker process is started: inside bubblewrap, or unisolated (an ordinary process).
+
+With bubblewrap (`bwrap`, Debian package `bubblewrap`) the worker sees a read-only system
+(Python, the `autograder/sandbox` folder at /grader/sandbox, the course `data/` at
+/course/data), a size-limited scratch folder as its working directory, no network, and its own
+process namespace, which dies with it. Without bubblewrap the same worker runs as an
+ordinary process with the same resource limits, and isolation is reduced (see
+`Isolation.isolated`).
+In both cases the worker itself drops to an unprivileged uid of its own before any notebook
+code runs. The command line is built here; `runner.py` starts it, `cgroups.py` caps it.
+
+Words: "the sandbox" is where notebook code runs, and `autograder/sandbox/` is the code that
+runs there; an `Isolation` is how this process builds it ("bwrap", or "none" for an
+ordinary process); "plain" always means plain data (`sandbox/plain.py`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import logging
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import escape, seccomp
+
+if TYPE_CHECKING:
+    from .runner import Limits
+
+SANDBOX_PACKAGE = Path(__file__).resolve().parent / "sandbox"
+DATA = Path(__file__).resolve().parent.parent / "data"
+UNPRIVILEGED = 65534
+VENV = "/opt/venv"  # where the grader's venv appears inside the sandbox
+SCRATCH_BYTES = 64 * 1024 * 1024
+TMP_BYTES = 16 * 1024 * 1024
+INTERPRETER_MB = 128  # address space Python itself needs on top of the memory limit
+
+# With -c, sys.path[0] is the working directory (the scratch folder): replace it with the
+# folder that holds the sandbox package. Python starts with -S (site's .pth files cost a third
+# of the start-up time), so site-packages are added by hand, last. Limits are set here, before
+# the worker runs any notebook code; the worker then drops to its unprivileged uid.
+BOOTSTRAP = """\
+import resource, sys
+sys.path[0] = sys.argv[1]
+sys.path += [path for path in sys.argv[3].split(":") if path]
+names = ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_CORE")
+for name, value in zip(names, (int(v) for v in sys.argv[2].split(","))):
+    if value >= 0:
+        hard = value + 2 if name == "RLIMIT_CPU" else value
+        resource.setrlimit(getattr(resource, name), (value, hard))
+from sandbox.worker import main
+sys.exit(main(sys.argv))
+"""
+
+# What the sandbox could and could not set up, for `--verbose` (nothing is shown without it).
+# Facts that are the same for every notebook are said once per process (`say_once`).
+log = logging.getLogger(__name__)
+_said: set[str] = set()
+_said_lock = threading.Lock()
+
+
+def say_once(level: int, message: str, logger: logging.Logger = log) -> None:
+    with _said_lock:
+        if message in _said:
+            return
+        _said.add(message)
+    logger.log(level, "%s", message)
+
+
+ENVIRONMENT = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "MPLBACKEND": "Agg",
+    "PYTHONHASHSEED": "0",
+    "TZ": "UTC",
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
+
+
+class SandboxUnavailable(Exception):
+    """bubblewrap was required but cannot be used here; the message is one sentence."""
+
+
+
+def bwrap_works() -> bool:
+    """Whether bubblewrap is installed and can build the namespaces the sandbox uses."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        log.info("bubblewrap: no bwrap on PATH (%s), so it cannot be used",
+                 escape.one_line(os.environ.get("PATH", ""), 500))
+        return False
+    flags = _namespace_flags()
+    try:
+        probe = subprocess.run([bwrap, *flags, "--ro-bind", "/", "/", "true"],
+                               stdin=subprocess.DEVNULL, capture_output=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        log.info("bubblewrap: %s could not be started (%s: %s)", bwrap, type(error).__name__,
+                 escape.one_line(error, 300))
+        return False
+    if probe.returncode != 0:
+        said = escape.one_line(probe.stderr.decode("utf-8", "replace").strip(), 500)
+        log.info("bubblewrap: %s %s fails here with exit status %d: %s", bwrap, " ".join(flags),
+                 probe.returncode, said or "(nothing on stderr)")
+        return False
+    log.info("bubblewrap: %s works with %s", bwrap, " ".join(flags))
+    return True
+
+
+def _namespace_flags() -> list[str]:
+    if os.geteuid() == 0:
+        # As root no user namespace is needed, so the worker can still drop to its own uid;
+        # the seccomp filter (seccomp.py) refuses new namespaces of every kind inside.
+        say_once(logging.INFO, "bubblewrap options: running as root, so no user namespace "
+                  "(each notebook drops to a uid of its own; the seccomp filter refuses new "
+                  "namespaces inside)")
+        return ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+                "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
+    flags = ["--unshare-all", "--die-with-parent", "--new-session"]
+    if _bwrap_supports("--disable-userns"):  # bubblewrap 0.8 and later
+        flags.append("--disable-userns")
+        say_once(logging.INFO, "bubblewrap options: --disable-userns, so notebook code "
+                  "cannot create user namespaces")
+    else:
+        say_once(logging.INFO, "bubblewrap options: this bwrap has no --disable-userns (0.8 and "
+                  "later have it); only the seccomp filter refuses new user namespaces")
+    return flags
+
+
+@functools.cache
+def _bwrap_supports(option: str) -> bool:
+    try:
+        shown = subprocess.run([shutil.which("bwrap") or "bwrap", "--help"], capture_output=True,
+                               text=True, timeout=20, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        log.debug("bubblewrap: `bwrap --help` could not be run (%s: %s), so %s counts as "
+                  "unsupported", type(error).__name__, escape.one_line(error, 300), option)
+        return False
+    return option in shown.stdout + shown.stderr
+
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """How worker processes are started: "bwrap" (isolated) or "none" (an ordinary process, with
+    reduced isolation)."""
+
+    kind: str
+
+    @property
+    def isolated(self) -> bool:
+        return self.kind == "bwrap"
+
+    @staticmethod
+    def choose(mode: str) -> Isolation:
+        """mode "auto": bubblewrap when it works, else an ordinary process; "required":
+        bubblewrap or SandboxUnavailable; "off": an ordinary process (for debugging the grader
+        only)."""
+        if mode == "off":
+            return Isolation("none")
+        if bwrap_works():
+            return Isolation("bwrap")
+        if mode == "required":
+            raise SandboxUnavailable(
+                "bubblewrap (bwrap) is not installed or cannot create namespaces here, and "
+                "--sandbox=required refuses to grade without it (install the Debian package "
+                "bubblewrap)")
+        return Isolation("none")
+
+    def command(self, folder: str, limits: Limits, results_fd: int, assignment: str,
+                uid: int = UNPRIVILEGED, seccomp_fd: int | None = None) -> list[str]:
+        python = sys.executable
+        rlimits = ",".join(str(v) for v in (
+            (limits.memory_mb + INTERPRETER_MB) * 2**20,
+            int(limits.time) + 2,
+            SCRATCH_BYTES,
+            256,
+            limits.processes if os.geteuid() == 0 else -1,
+            0,
+        ))
+        venv = sys.prefix != sys.base_prefix
+        packages = ":".join(_site_packages(VENV if venv and self.isolated else None))
+        worker = [python, "-S", "-c", BOOTSTRAP, folder, rlimits, packages,
+                  "--results-fd", str(results_fd), "--uid", str(uid)]
+        if not self.isolated:
+            return worker
+        workdir = f"/course/scratch/{assignment or 'work'}"
+        args = [shutil.which("bwrap") or "bwrap", *_namespace_flags(), "--clearenv"]
+        if seccomp_fd is not None:
+            args += ["--seccomp", str(seccomp_fd)]
+        for name, value in environment("/tmp").items():
+            args += ["--setenv", name, value]
+        args += ["--ro-bind", "/usr", "/usr"]
+        for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+            path = Path("/") / name
+            if path.is_symlink():
+                args += ["--symlink", os.readlink(path), str(path)]
+            elif path.is_dir():
+                args += ["--ro-bind", str(path), str(path)]
+        made: set[str] = {"/", "/usr", "/tmp", "/proc", "/dev"}
+        for real in _python_folders():
+            args += _parents(real, made) + ["--ro-bind", real, real]
+        if venv:  # mounted on its own, never the repository
+            args += _parents(VENV, made) + ["--ro-bind", os.path.realpath(sys.prefix), VENV]
+            worker[0] = f"{VENV}/bin/{os.path.basename(sys.executable)}"
+        args += _parents("/grader/sandbox", made)
+        args += ["--ro-bind", folder + "/sandbox", "/grader/sandbox"]
+        args += _parents(workdir, made)
+        if (DATA / "README.md").is_file():
+            args += ["--ro-bind", str(DATA), "/course/data"]
+        args += ["--proc", "/proc", "--dev", "/dev",
+                 "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
+                 "--perms", "1777", "--size", str(SCRATCH_BYTES), "--tmpfs", workdir,
+                 "--chdir", workdir]
+        return args + ["--", *worker[:4], "/grader", *worker[5:]]
+
+
+_compiled_lock = threading.Lock()
+
+
+def compiled_package() -> Path:
+    """A private, read-only copy of the sandbox package with its bytecode compiled, made once
+    per grader process: workers load it instead of compiling every module again each time
+    (the sandbox's mounts are read-only and nothing may write bytecode beside the sources).
+    Taken once, so every notebook of a batch runs the same probe code. Falls back to the
+    package itself when no copy can be made."""
+    with _compiled_lock:
+        return _compiled_copy(SANDBOX_PACKAGE)
+
+
+@functools.cache
+def _compiled_copy(package: Path) -> Path:
+    import compileall
+
+    try:
+        holder = Path(tempfile.mkdtemp(prefix="autograder-package-"))
+        atexit.register(shutil.rmtree, holder, ignore_errors=True)
+        copy = holder / package.name
+        shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        if not compileall.compile_dir(copy, quiet=2, legacy=False):
+            return package
+        for folder, _, files in os.walk(holder):
+            os.chmod(folder, 0o755)
+            for name in files:
+                os.chmod(os.path.join(folder, name), 0o644)
+    except OSError:
+        return package
+    return copy
+
+
+def seccomp_pipe() -> int | None:
+    """A pipe holding the sandbox's seccomp filter for bwrap to read, or None (unknown machine)."""
+    program = seccomp.program()
+    if program is None:
+        say_once(logging.WARNING, f"seccomp: no filter for this machine "
+                  f"({escape.one_line(platform.machine(), 40)}; only x86-64 and AArch64 are "
+                  "described), so bubblewrap runs notebooks without one")
+        return None
+    say_once(logging.INFO, f"seccomp: a filter of {len(program) // 8} instructions goes to "
+              "bubblewrap (--seccomp): no new namespaces, ptrace, mounts, bpf, keyrings or "
+              "io_uring inside")
+    read_end, write_end = os.pipe()  # a few hundred bytes: the pipe's buffer holds them
+    try:
+        os.write(write_end, program)
+    finally:
+        os.close(write_end)
+    return read_end
+
+
+def environment(home: str) -> dict[str, str]:
+    return {**ENVIRONMENT, "HOME": home, "MPLCONFIGDIR": home}
+
+
+def _site_packages(venv_mount: str | None) -> list[str]:
+    """The interpreter's site-packages folders, as the worker will see them."""
+    import site
+
+    folders = [path for path in site.getsitepackages() if os.path.isdir(path)]
+    if venv_mount is None:
+        return folders
+    prefix = os.path.realpath(sys.prefix)
+    return [venv_mount + os.path.realpath(path)[len(prefix):] for path in folders
+            if os.path.realpath(path).startswith(prefix + "/")]
+
+
+def _python_folders() -> list[str]:
+    """Real paths of the interpreter's installation outside /usr (a venv is mounted apart)."""
+    folders = []
+    real = os.path.realpath(sys.base_prefix)
+    if real != "/usr" and not real.startswith("/usr/"):
+        folders.append(real)
+    executable = os.path.realpath(sys.executable)
+    inside = [*folders, "/usr", os.path.realpath(sys.prefix)]
+    if not any(executable.startswith(folder + "/") for folder in inside):
+        folders.append(os.path.dirname(executable))
+    # Bind the outermost folders only; binding a folder inside another would hide nothing.
+    folders.sort(key=len)
+    kept: list[str] = []
+    for folder in folders:
+        if not any(folder == k or folder.startswith(k + "/") for k in kept):
+            kept.append(folder)
+    return kept
+
+
+def _parents(path: str, made: set[str]) -> list[str]:
+    """bwrap arguments creating the missing parent folders of `path`, readable by anyone
+    (bubblewrap would otherwise create them readable by root only)."""
+    args = []
+    parts = Path(path).parts
+    for depth in range(2, len(parts)):
+        folder = str(Path(*parts[:depth]))
+        if folder not in made:
+            made.add(folder)
+            args += ["--perms", "0755", "--dir", folder]
+    return args
+
+

@@ -1,0 +1,72 @@
+"""The grader's worker processes: which are running, how they are ended, and the orphans
+they leave (an unisolated worker's descendants that escaped its process group)."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import threading
+from pathlib import Path
+
+live: set[subprocess.Popen] = set()
+live_lock = threading.Lock()
+stopping = threading.Event()
+
+
+def stop_all() -> None:
+    """Kill every sandbox that is running and refuse to start new ones (on Ctrl-C)."""
+    stopping.set()
+    with live_lock:
+        for process in list(live):
+            kill_group(process)
+
+
+def kill_group(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+reaping = False
+
+
+def become_subreaper() -> bool:
+    """Make this process adopt orphans of its children (Linux), so that an unisolated worker's
+    descendants that escaped its process group are ended after each job. Process-wide, so
+    only the command line turns it on."""
+    global reaping
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        reaping = libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        reaping = False
+    return reaping
+
+
+def reap_orphans() -> int:
+    """Kill and reap adopted processes that are not a running sandbox; return how many."""
+    me = os.getpid()
+    with live_lock:
+        known = {process.pid for process in live}
+        killed = 0
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit() or int(entry.name) in known:
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[-1].split()
+            if len(fields) > 1 and fields[1] == str(me):
+                pid = int(entry.name)
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                    killed += 1
+                except (ProcessLookupError, ChildProcessError, PermissionError):
+                    pass
+    return killed
+
