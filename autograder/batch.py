@@ -33,6 +33,7 @@ from typing import TextIO
 from . import classbook, deadlines, discovery, escape, grading, processes, report, suite
 from . import shard as shard_module
 from .notebook import MAX_NOTEBOOK_BYTES
+from .results import NotebookResult, not_graded
 from .rubric import Exercise, exercise_for
 from .sandbox.probes import PROBES
 
@@ -221,12 +222,12 @@ def file_hash(path: Path) -> str:
         return ""
 
 
-def _load(saved: Path, sha: str, grader: str) -> grading.NotebookResult | None:
+def _load(saved: Path, sha: str, grader: str) -> NotebookResult | None:
     """A saved result, or None when it is missing, stale, or damaged in any way."""
     try:
         data = json.loads(saved.read_text(encoding="utf-8"))
         if data.get("sha256") == sha and data.get("fingerprint") == grader:
-            result = grading.NotebookResult.from_dict(data["result"])
+            result = NotebookResult.from_dict(data["result"])
             json.dumps(report.results_json([result]))  # it must be writable, too
             # A time-out may be the machine's doing, not the notebook's: never final.
             return None if result.timed_out else result
@@ -236,7 +237,7 @@ def _load(saved: Path, sha: str, grader: str) -> grading.NotebookResult | None:
 
 
 def _save(submission: Submission, out: Path, sha: str, grader: str,
-          result: grading.NotebookResult) -> None:
+          result: NotebookResult) -> None:
     saved = {"sha256": sha, "fingerprint": grader, "result": result.to_dict()}
     report.write_atomic(submission.saved_result(out), json.dumps(escape.plain_json(saved)))
 
@@ -254,7 +255,7 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
     if out.exists() and not out.is_dir():
         raise BatchError(f"{out} exists and is not a folder")
     graders: dict[Exercise | None, str] = {}
-    results: dict[Submission, grading.NotebookResult] = {}
+    results: dict[Submission, NotebookResult] = {}
     hashes: dict[Submission, str] = {}
     submission_grader: dict[Submission, str] = {}
     todo = []
@@ -316,10 +317,10 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
 
 
 def _grader_failed(submission: Submission, doing: str,
-                   error: BaseException) -> grading.NotebookResult:
+                   error: BaseException) -> NotebookResult:
     """A failure of the grader itself on one notebook, as that notebook's result (never saved,
     so the next run tries again)."""
-    result = grading._not_graded(
+    result = not_graded(
         submission.key, submission.exercise or exercise_for(submission.path.name),
         f"the grader failed while {doing} this notebook ({type(error).__name__}); please tell "
         "your instructor", submission.path)
@@ -328,7 +329,7 @@ def _grader_failed(submission: Submission, doing: str,
 
 
 def write_outputs(out: Path, found: discovery.Discovery,
-                  results: dict[discovery.Submission, grading.NotebookResult],
+                  results: dict[discovery.Submission, NotebookResult],
                   policy: deadlines.Policy, overrides: dict,
                   summary: Summary | None = None) -> None:
     """Per student a report and one results.json per assignment, then grades.csv (a row per

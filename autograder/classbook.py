@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, replace
 
 from . import deadlines, report
 from .discovery import Discovery, Submission
-from .grading import ItemResult, NotebookResult, TestResult
 from .overrides import Override
+from .results import ItemResult, NotebookResult, TestResult
 from .rubric import Exercise
 
 NOT_GRADED_COLUMNS = ("student", "assignment", "notebook", "file", "reason")

@@ -30,6 +30,7 @@ from . import (
     report,
     shard,
 )
+from .results import count_once
 
 DEFAULT_JOBS = max(1, min(8, os.cpu_count() or 1))
 log = logging.getLogger(__name__)
@@ -202,7 +203,7 @@ def _grade(args: argparse.Namespace) -> int:
     options = _options(args)
     _prepare(grading.exercises_in(args.notebooks), args.expected)
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = grading.count_once(list(pool.map(
+        results = count_once(list(pool.map(
             lambda path: grading.grade_safely(path, options), args.notebooks)))
     report.write_results(args.results, results)
     for result in results:

@@ -17,7 +17,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from . import batch, grading, suite
+from . import batch, grading, scoring, suite
 from .report import write_atomic
 from .rubric import Exercise
 
@@ -27,7 +27,7 @@ def _path(folder: Path, exercise: Exercise) -> Path:
 
 
 def _well_formed(outcome: object) -> bool:
-    cleaned = grading.clean_outcome(outcome)
+    cleaned = scoring.clean_outcome(outcome)
     return cleaned is not None and cleaned == outcome and ("value" in cleaned
                                                            or "raised" in cleaned)
 

@@ -22,7 +22,7 @@ import contextlib
 import io
 import warnings
 
-from . import suite
+from . import scoring
 from .rubric import item_for
 
 
@@ -32,8 +32,8 @@ def grade_cell(grade_id: str, namespace: dict) -> float:
     with contextlib.redirect_stderr(quiet), contextlib.redirect_stdout(quiet), \
             warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        verdicts = suite.grade_item_in_process(exercise, item, namespace)
-    points = suite.item_points(verdicts)
+        verdicts = scoring.grade_item_in_process(exercise, item, namespace)
+    points = scoring.item_points(verdicts)
     print(report_lines(item.title, verdicts, points, item.points))
     return points
 

@@ -49,12 +49,13 @@ from nbgrader.preprocessors import (
 from traitlets import Dict, Enum, Float, Integer, Unicode
 
 from . import grading, isolation, processes
+from .results import ItemResult, NotebookResult
 from .rubric import exercise_for
 
 MAX_FAILURES_SHOWN = 12  # per grade cell; the report of grade-batch lists them all
 MAX_MESSAGE = 400  # characters of one failure message
 MAX_PROBLEMS_SHOWN = 5
-NO_RESULT = "no result:"  # grading.score_run's words for a test the run never reached
+NO_RESULT = "no result:"  # scoring.score_run's words for a test the run never reached
 UNWRITTEN = "got NotImplementedError"
 UNREADABLE = "sandboxed_unreadable"  # notebook metadata SandboxedExporter leaves for grading
 
@@ -79,7 +80,7 @@ def safe_text(text: str, limit: int = MAX_MESSAGE) -> str:
     return joined if len(joined) <= limit else joined[:limit - 3] + "..."
 
 
-def cell_report(item: grading.ItemResult, problems: list[str], readable: bool) -> str:
+def cell_report(item: ItemResult, problems: list[str], readable: bool) -> str:
     """What a grade cell shows in the autograded and feedback notebooks: its points, the
     notebook's problems (a time-out, an exit, a damaged file), then each failed test."""
     passed = sum(test.passed for test in item.tests)
@@ -169,7 +170,7 @@ class SandboxedGrading(NbGraderPreprocessor):
         return grading.Options(isolation=_sandboxes[self.sandbox], time_limit=self.time_limit,
                                memory_limit_mb=self.memory_limit, processes=64)
 
-    def grade(self, resources: dict) -> grading.NotebookResult:
+    def grade(self, resources: dict) -> NotebookResult:
         ids = resources["nbgrader"]
         coursedir = _course_directory(self)
         folder = Path(coursedir.format_path(coursedir.submitted_directory, ids["student"],
@@ -226,7 +227,7 @@ class SandboxedGrading(NbGraderPreprocessor):
                 problems = []
         return nb, resources
 
-    def _restored_grade_cell(self, item: grading.ItemResult, problems: list[str],
+    def _restored_grade_cell(self, item: ItemResult, problems: list[str],
                              readable: bool) -> NotebookNode:
         """A grade cell the submission lost (deleted, or the file was unreadable), holding
         its points, so the gradebook records them instead of leaving the grade empty."""

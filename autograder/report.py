@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from . import escape
-from .grading import NotebookResult
+from .results import NotebookResult
 
 OUTPUT_SHOWN = 2000  # characters of a notebook's stderr shown in a report
 

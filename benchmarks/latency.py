@@ -34,7 +34,7 @@ sys.path.insert(0, str(REPOSITORY / "tests"))
 
 import fixtures  # noqa: E402
 
-from autograder import expected, grading, isolation, report, runner  # noqa: E402
+from autograder import expected, grading, isolation, report, runner, scoring, suite  # noqa: E402
 from autograder.notebook import extract, read_notebook  # noqa: E402
 from autograder.rubric import EXERCISES  # noqa: E402
 
@@ -70,7 +70,7 @@ def breakdown(notebooks: list[Path], store: Path) -> dict[str, float]:
         extracted = extract(notebook, exercise)
         steps["read and extract"] += time.perf_counter() - started
         limits = options.limits(exercise)
-        cases = list(grading._cases(exercise))
+        cases = list(suite.exercise_cases(exercise))
         jobs = [  # the same job cut after each step
             {"prelude": [], "cells": [], "cases": []},
             {"prelude": extracted.prelude, "cells": [], "cases": []},
@@ -89,7 +89,7 @@ def breakdown(notebooks: list[Path], store: Path) -> dict[str, float]:
                                     ("probes", elapsed[2], elapsed[3])):
             steps[name] += max(0.0, after - before)
         started = time.perf_counter()
-        result = grading.score_run(exercise, run, limits, str(path))
+        result = scoring.score_run(exercise, run, limits, str(path))
         steps["scoring"] += time.perf_counter() - started
         results.append(result)
     started = time.perf_counter()

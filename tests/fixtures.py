@@ -155,7 +155,7 @@ def verdicts_in_process(notebook: nbformat.NotebookNode, exercise: Exercise) -> 
     and tests of the suites); `python -m autograder` is the safe path."""
     from autograder.notebook import extract
     from autograder.sandbox.harness import run_notebook_code
-    from autograder.suite import grade_in_process
+    from autograder.scoring import grade_in_process
 
     extracted = extract(notebook, exercise)
     namespace: dict = {"__name__": "__main__"}
@@ -166,7 +166,7 @@ def verdicts_in_process(notebook: nbformat.NotebookNode, exercise: Exercise) -> 
 
 def score_in_process(notebook: nbformat.NotebookNode, exercise: Exercise) -> dict[str, float]:
     """Points per graded item from `verdicts_in_process` (trusted submissions only)."""
-    from autograder.suite import item_points
+    from autograder.scoring import item_points
 
     verdicts = verdicts_in_process(notebook, exercise)
     return {grade_id: item_points(found) for grade_id, found in verdicts.items()}

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autograder import reference, suite
+from autograder import reference, scoring
 from autograder.notebook import extract
 from autograder.rubric import exercise_for
 
@@ -53,7 +53,7 @@ def failed_cases(entry_name: str) -> list[str]:
     namespace: dict = {"__name__": "__main__"}
     for source in extracted.prelude + [cell["source"] for cell in extracted.cells]:
         exec(compile(source, entry.name, "exec"), namespace)
-    verdicts = suite.grade_in_process(EXERCISE, namespace)[GRADE_ID]
+    verdicts = scoring.grade_in_process(EXERCISE, namespace)[GRADE_ID]
     return [verdict.case.name for verdict in verdicts if not verdict.passed]
 
 

@@ -20,7 +20,8 @@ from autograder import reference
 from autograder.notebook import extract
 from autograder.rubric import exercise_for
 from autograder.sandbox.harness import run_case, run_cell
-from autograder.suite import case_id, cases_for, expected_outcomes, grade_in_process
+from autograder.scoring import grade_in_process
+from autograder.suite import case_id, cases_for, expected_outcomes
 
 EXERCISE = exercise_for("06_append_if_new")
 ITEM = EXERCISE.items[0]

@@ -39,6 +39,7 @@ from grader_cli import grade, grade_batch, place
 
 from autograder import batch, escape, grading, isolation, notebook, report
 from autograder.reference import REPOSITORY
+from autograder.results import ItemResult, NotebookResult, TestResult
 from autograder.rubric import EXERCISES, exercise_for
 
 PARSE = exercise_for("01_parse_cron_field")
@@ -250,13 +251,13 @@ def _class(tmp_path: Path, students: tuple[str, ...]) -> Path:
     return submitted
 
 
-def _fake_result(path: Path, shown: str, text: str = "fine") -> grading.NotebookResult:
+def _fake_result(path: Path, shown: str, text: str = "fine") -> NotebookResult:
     item = PARSE.items[0]
-    return grading.NotebookResult(
+    return NotebookResult(
         path=shown, notebook=PARSE.notebook, assignment=PARSE.assignment, score=item.points,
-        max_score=PARSE.max_score, items=[grading.ItemResult(
+        max_score=PARSE.max_score, items=[ItemResult(
             item.grade_id, item.title, item.points, item.points,
-            [grading.TestResult(f"{PARSE.notebook} · {item.title}: t", item.points,
+            [TestResult(f"{PARSE.notebook} · {item.title}: t", item.points,
                                 item.points, text, text == "fine")])],
         problems=[text] if text != "fine" else [], stderr=text)
 

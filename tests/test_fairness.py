@@ -1,4 +1,4 @@
-"""Fair scoring of rejections (suite.REJECTION_GATE): an answer that only raises earns nothing
+"""Fair scoring of rejections (scoring.REJECTION_GATE): an answer that only raises earns nothing
 on any notebook, and one honest bug loses only the cases whose answer it changes.
 
 A rejection case (the reference raises) that a submission gets right still earns nothing when
@@ -16,7 +16,7 @@ import fixtures
 import pytest
 
 from autograder.rubric import EXERCISES, Exercise
-from autograder.suite import REJECTION_GATE, Verdict, score
+from autograder.scoring import REJECTION_GATE, Verdict, score
 
 WRONG = Path(__file__).parent / "corpus" / "wrong"
 ENTRIES = fixtures.read_corpus(WRONG)

@@ -16,6 +16,7 @@ import nbformat
 import pytest
 
 from autograder import grading, isolation, reference, suite
+from autograder.results import NotebookResult
 from autograder.rubric import exercise_for
 
 BACKOFF = exercise_for("05_backoff_delays")
@@ -27,7 +28,7 @@ def fresh(monkeypatch):
     """Forget what earlier preparation computed, before and after the test."""
     def forget():
         suite.expected_outcomes.cache_clear()
-        grading._cases.cache_clear()
+        suite.exercise_cases.cache_clear()
         grading._READY.clear()
         grading._BROKEN.clear()
 
@@ -46,7 +47,7 @@ def _with_cases(monkeypatch, change) -> None:
     monkeypatch.setattr(suite, "cases_for", cases_for)
 
 
-def _graded_stub_that_raises(tmp_path) -> grading.NotebookResult:
+def _graded_stub_that_raises(tmp_path) -> NotebookResult:
     answer = "def backoff_delays(attempts, base, cap, seed):\n    raise KeyError('x')\n"
     path = tmp_path / f"{BACKOFF.notebook}.ipynb"
     nbformat.write(fixtures.build_submission(BACKOFF, {"answer_backoff_delays": answer}), path)

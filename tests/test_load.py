@@ -21,6 +21,7 @@ import pytest
 
 from autograder import grading, isolation
 from autograder.reference import REPOSITORY
+from autograder.results import NotebookResult
 from autograder.rubric import exercise_for
 
 NEXT_RUN = exercise_for("03_next_run")
@@ -38,7 +39,7 @@ needs_bwrap = pytest.mark.skipif(not isolation.bwrap_works(),
                                  reason="bubblewrap (Debian package bubblewrap) is not available")
 
 
-def _grade(path: Path) -> tuple[grading.NotebookResult, float]:
+def _grade(path: Path) -> tuple[NotebookResult, float]:
     started = time.monotonic()
     result = grading.grade_notebook(path, grading.Options(isolation=isolation.Isolation("bwrap")))
     return result, time.monotonic() - started

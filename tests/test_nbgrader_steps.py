@@ -7,7 +7,6 @@ import nbformat
 import pytest
 from nbgrader import utils
 
-from autograder import grading
 from autograder.nbgrader_autograde import (
     PercentPerDayLate,
     SandboxedGrading,
@@ -18,6 +17,7 @@ from autograder.nbgrader_autograde import (
 )
 from autograder.nbgrader_export import spreadsheet_safe
 from autograder.reference import nbgrader_meta, source_notebook
+from autograder.results import ItemResult, NotebookResult, TestResult
 from autograder.rubric import EXERCISES
 
 
@@ -27,16 +27,16 @@ def test_safe_text_shows_control_characters_as_escapes_and_keeps_the_rest():
     assert safe_text("x" * 1000, 50) == "x" * 47 + "..."
 
 
-def _item(*tests: grading.TestResult) -> grading.ItemResult:
-    return grading.ItemResult("test_parse_cron_field", "parse_cron_field",
+def _item(*tests: TestResult) -> ItemResult:
+    return ItemResult("test_parse_cron_field", "parse_cron_field",
                       sum(t.score for t in tests), sum(t.max_score for t in tests), list(tests))
 
 
 def test_a_report_names_the_notebook_s_problem_once_instead_of_every_missing_result():
-    missing = [grading.TestResult(f"01 · parse_cron_field: case {i}", 0, 1,
+    missing = [TestResult(f"01 · parse_cron_field: case {i}", 0, 1,
                           f"parse_cron_field('{i}', 0, 59): no result: grading stopped", False)
                for i in range(30)]
-    star = grading.TestResult("01 · parse_cron_field: a star", 1, 1, "passed", True)
+    star = TestResult("01 · parse_cron_field: a star", 1, 1, "passed", True)
     text = cell_report(_item(star, *missing), ["grading stopped at the time limit of 60 s"], True)
     assert text.splitlines() == [
         "parse_cron_field: 1 / 31 points (1 of 31 hidden tests passed)",
@@ -45,10 +45,10 @@ def test_a_report_names_the_notebook_s_problem_once_instead_of_every_missing_res
 
 
 def test_a_report_lists_failed_tests_with_their_message():
-    text = cell_report(_item(grading.TestResult("01 · parse_cron_field: a-b includes b", 0, 2 / 3,
+    text = cell_report(_item(TestResult("01 · parse_cron_field: a-b includes b", 0, 2 / 3,
                                         "parse_cron_field('1-5', 0, 59): expected [1, 2, 3, 4, "
                                         "5], got [1, 2, 3, 4]", False),
-                             grading.TestResult("01 · parse_cron_field: a star", 1, 1, "passed",
+                             TestResult("01 · parse_cron_field: a star", 1, 1, "passed",
                                                 True)), [], True)
     assert text.splitlines() == [
         "parse_cron_field: 1 / 1.67 points (1 of 2 hidden tests passed)",
@@ -104,9 +104,9 @@ def test_spreadsheet_formulas_in_names_are_neutralised():
 class _Graded(SandboxedGrading):
     """SandboxedGrading with a fixed result instead of a sandbox run."""
 
-    result: grading.NotebookResult
+    result: NotebookResult
 
-    def grade(self, resources: dict) -> grading.NotebookResult:
+    def grade(self, resources: dict) -> NotebookResult:
         return self.result
 
 
@@ -120,10 +120,10 @@ def _grade_cell(grade_id: str, source: str) -> nbformat.NotebookNode:
 def test_points_land_in_each_grade_cell_once_and_lost_cells_come_back():
     capstone = next(e for e in EXERCISES if e.notebook == "07_safe_scheduler")
     first, second, *rest = capstone.items
-    items = [grading.ItemResult(item.grade_id, item.title, 2.5, item.points, [])
+    items = [ItemResult(item.grade_id, item.title, 2.5, item.points, [])
              for item in capstone.items]
     step = _Graded()
-    step.result = grading.NotebookResult("07_safe_scheduler.ipynb", capstone.notebook,
+    step.result = NotebookResult("07_safe_scheduler.ipynb", capstone.notebook,
                                          capstone.assignment, 12.5, 25.0, items,
                                          problems=["the notebook printed 1 MiB"])
     hidden = "# Hidden tests\n### BEGIN HIDDEN TESTS\nfrom autograder.in_kernel import x\n" \

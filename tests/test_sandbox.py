@@ -19,7 +19,8 @@ import fixtures
 import nbformat
 import pytest
 
-from autograder import cgroups, grading, isolation, runner
+from autograder import cgroups, grading, isolation, runner, scoring
+from autograder.results import NotebookResult
 from autograder.rubric import exercise_for
 
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -37,7 +38,7 @@ def prepared():
 
 
 def grade(tmp_path: Path, code: str, answer: str = ANSWER, sandbox: isolation.Isolation = ISOLATED,
-          **limits) -> grading.NotebookResult:
+          **limits) -> NotebookResult:
     """Grade the honest answer followed by a cell of the student's own holding `code`."""
     notebook = fixtures.build_submission(PARSE, {"answer_parse_cron_field": answer},
                                          [("answer_parse_cron_field", code)])
@@ -278,7 +279,7 @@ def test_a_corrupt_results_channel_never_crashes_the_scorer():
          "outcome": {"value": {"__datetime__": 5, "tz": "Mars"}}},
         {"event": "cell", "label": {"x": 1}, "error": "not a dict"},
         {"event": "done"}], returncode=0)
-    result = grading.score_run(PARSE, run, runner.Limits(), "x.ipynb")
+    result = scoring.score_run(PARSE, run, runner.Limits(), "x.ipynb")
     tests = result.items[0].tests
     assert [t.passed for t in tests[:3]] == [True, False, False]  # the first outcome counts
     assert sum(t.passed for t in tests) == 1

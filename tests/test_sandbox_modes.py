@@ -20,6 +20,7 @@ from grader_cli import Grades, grade_batch
 
 from autograder import grading, isolation
 from autograder.reference import is_answer_cell, nbgrader_meta
+from autograder.results import NotebookResult
 from autograder.rubric import EXERCISES, exercise_for
 
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -115,7 +116,7 @@ def prepared():
     assert grading.prepare((PARSE,)) == []
 
 
-def grade_plain(tmp_path: Path, code: str, **limits) -> grading.NotebookResult:
+def grade_plain(tmp_path: Path, code: str, **limits) -> NotebookResult:
     """The honest 01 followed by a cell of the student's own, graded without bubblewrap."""
     notebook = fixtures.build_submission(PARSE, {"answer_parse_cron_field": ANSWER},
                                          [("answer_parse_cron_field", code)])

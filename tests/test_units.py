@@ -12,11 +12,13 @@ import json
 import pytest
 from factories import answer_cell, grade_cell, markdown_cell, notebook, student_cell
 
-from autograder import grading
+from autograder import scoring
 from autograder.notebook import extract
+from autograder.results import NotebookResult, count_once
 from autograder.rubric import EXERCISES, exercise_for
 from autograder.sandbox import plain
-from autograder.suite import Case, judge
+from autograder.scoring import judge
+from autograder.suite import Case
 
 pytestmark = pytest.mark.fast
 PARSE = exercise_for("01_parse_cron_field")
@@ -73,7 +75,7 @@ def test_show_shortens_long_values():
     {"missing": "parse_cron_field is not defined"}, {"timeout": 5.0},
 ])
 def test_clean_outcome_keeps_each_shape_the_harness_makes(outcome):
-    assert grading.clean_outcome(outcome) == outcome
+    assert scoring.clean_outcome(outcome) == outcome
 
 
 @pytest.mark.parametrize("outcome", [
@@ -82,12 +84,12 @@ def test_clean_outcome_keeps_each_shape_the_harness_makes(outcome):
     {"raised": "E", "mro": ["E"] * 101, "message": ""},
 ])
 def test_clean_outcome_refuses_every_other_shape(outcome):
-    assert grading.clean_outcome(outcome) is None
+    assert scoring.clean_outcome(outcome) is None
 
 
 def test_clean_outcome_marks_a_malformed_value_and_caps_long_text():
-    assert grading.clean_outcome({"value": {"__nope__": 1}})["value"] != {"__nope__": 1}
-    long = grading.clean_outcome({"raised": "E" * 1000, "mro": ["E"], "message": "m" * 10**5})
+    assert scoring.clean_outcome({"value": {"__nope__": 1}})["value"] != {"__nope__": 1}
+    long = scoring.clean_outcome({"raised": "E" * 1000, "mro": ["E"], "message": "m" * 10**5})
     assert len(long["raised"]) <= 200 and len(long["message"]) <= 2000
 
 
@@ -161,15 +163,15 @@ def test_extract_starts_with_the_trusted_setup_cells():
 
 # -- each exercise counts once ---------------------------------------------------------------
 
-def result(path: str, notebook_name: str, score: float) -> grading.NotebookResult:
+def result(path: str, notebook_name: str, score: float) -> NotebookResult:
     exercise = exercise_for(notebook_name)
-    return grading.NotebookResult(path=path, notebook=notebook_name,
+    return NotebookResult(path=path, notebook=notebook_name,
                                   assignment=exercise.assignment, score=score,
                                   max_score=exercise.max_score)
 
 
 def test_count_once_prefers_the_notebook_named_like_the_exercise():
-    found = grading.count_once([
+    found = count_once([
         result("ada/schedules/01_parse_cron_field-Copy1.ipynb", "01_parse_cron_field", 25),
         result("ada/schedules/01_parse_cron_field.ipynb", "01_parse_cron_field", 10),
     ])
@@ -178,6 +180,6 @@ def test_count_once_prefers_the_notebook_named_like_the_exercise():
 
 
 def test_count_once_keeps_different_exercises():
-    found = grading.count_once([result(f"s/{e.notebook}.ipynb", e.notebook, e.max_score)
+    found = count_once([result(f"s/{e.notebook}.ipynb", e.notebook, e.max_score)
                                 for e in EXERCISES])
     assert sum(r.score for r in found) == sum(e.max_score for e in EXERCISES)

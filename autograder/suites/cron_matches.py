@@ -1,7 +1,7 @@
 """Hidden tests for cron_matches (notebook 02, 25 points).
 
 Each case asks about moments that match and moments that do not, or about one bad expression
-(`suite.score` pays a rejection only when enough valid cases are right too), so no constant
+(`scoring.score` pays a rejection only when enough valid cases are right too), so no constant
 answer earns points. Moments are in March 2026 unless a
 case says otherwise: Monday 9 March to Sunday 15 March, with Friday the 13th in the middle.
 """

@@ -1,6 +1,6 @@
 """Hidden tests for parse_cron_field (notebook 01, 25 points).
 
-A bad field is asked about on its own; `suite.score` pays a rejection only when enough valid
+A bad field is asked about on its own; `scoring.score` pays a rejection only when enough valid
 fields are right too (REJECTION_GATE), so a function that always raises earns nothing.
 """
 

