@@ -5,8 +5,10 @@
 
 Prints, in one run on this machine:
 
-1. **The sandbox floor**: bare sandboxed workers (start, no notebook code, end) per second with
-   `--jobs` at once: what one-process-per-notebook isolation costs before any grading.
+1. **The sandbox floor**: a bare sandboxed `python -S -c pass` per second with `--jobs` at once
+   (the worker's bubblewrap command line, seccomp filter and control groups, no grading):
+   what one-process-per-notebook isolation costs before any work; and a grading worker with an
+   empty job, for its own start.
 2. **The reference class**: N students with a notebook for every exercise, a deterministic mix
    of honest answers (about half), untouched stubs and entries of the wrong-solution corpus
    (tests/corpus/wrong/; entries that loop forever are left out, since the two graders stop
@@ -34,6 +36,7 @@ import argparse
 import os
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -57,8 +60,9 @@ from grader_cli import (  # noqa: E402
     wrong_kinds,
 )
 
-from autograder import isolation, runner  # noqa: E402
+from autograder import cgroups, isolation, runner  # noqa: E402
 from autograder.rubric import EXERCISES, Exercise  # noqa: E402
+from autograder.sandbox import protocol  # noqa: E402
 
 STUDENT_STYLE = REPOSITORY / "tests" / "corpus" / "student_style"
 Plan = dict[tuple[str, str], str]  # (student, notebook) -> roster kind
@@ -152,15 +156,46 @@ def run_nbgrader(course: Path, submitted: Path) -> tuple[float, dict[tuple[str, 
     return time.perf_counter() - started, scores
 
 
-def sandbox_floor(jobs: int, runs: int = 24) -> float:
-    """Bare sandboxed workers per second, `jobs` at once: start, an empty job, end."""
-    sandbox = isolation.Isolation.choose("auto")
+def sandbox_floor(jobs: int, runs: int = 40) -> float:
+    """Bare sandboxed `python -S -c pass` per second, `jobs` at once: the same bubblewrap
+    command line, seccomp filter and control groups as a grading worker, with no grading in
+    it. What one-process-per-notebook isolation costs before any work."""
+    chosen = isolation.Isolation.choose("auto")
     limits = runner.Limits()
-    job = {"prelude": [], "cells": [], "cases": [], "cell_timeout": 1.0}
-    runner.run(job, limits, sandbox)  # warm the file cache
+    key = ((limits.memory_mb + isolation.INTERPRETER_MB) * 2**20, limits.processes, limits.cpus)
+
+    def bare(_: int) -> None:
+        filter_fd = isolation.seccomp_pipe() if chosen.isolated else None
+        command = chosen.command(str(isolation.compiled_package().parent), limits, 1, "floor",
+                                 runner.sandbox_uid(), filter_fd)
+        python = command.index("--") + 1 if chosen.isolated else 0
+        group = cgroups.Cgroup.take(*key)
+        try:
+            subprocess.run(group.wrap([*command[:python + 1], "-S", "-c", "pass"]),
+                           pass_fds=() if filter_fd is None else (filter_fd,),
+                           stdin=subprocess.DEVNULL, check=True)
+        finally:
+            if filter_fd is not None:
+                os.close(filter_fd)
+            group.give_back(key)
+
+    bare(0)  # warm the file cache
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        list(pool.map(lambda _: runner.run(job, limits, sandbox), range(runs)))
+        list(pool.map(bare, range(runs)))
+    return runs / (time.perf_counter() - started)
+
+
+def empty_workers(jobs: int, runs: int = 24) -> float:
+    """Grading workers with an empty job per second, `jobs` at once: the floor plus the
+    worker's own start (its imports, the guard's snapshot, the relay)."""
+    chosen = isolation.Isolation.choose("auto")
+    limits = runner.Limits()
+    job: protocol.Job = {"prelude": [], "cells": [], "cases": [], "cell_timeout": 1.0}
+    runner.run(job, limits, chosen)  # warm the file cache
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        list(pool.map(lambda _: runner.run(job, limits, chosen), range(runs)))
     return runs / (time.perf_counter() - started)
 
 
@@ -261,7 +296,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     print(f"{os.cpu_count()} CPUs, sandbox: {isolation.Isolation.choose('auto').kind}")
     floor = sandbox_floor(args.jobs)
-    print(f"sandbox floor: {floor:.1f} bare sandboxed workers/s with {args.jobs} at once")
+    print(f"sandbox floor: {floor:.1f} bare sandboxed `python -S -c pass`/s with {args.jobs} at "
+          "once")
+    print(f"an empty grading worker: {empty_workers(args.jobs):.1f}/s with {args.jobs} at once")
     differences = []
     with tempfile.TemporaryDirectory(prefix="grading-throughput-") as folder:
         root = Path(folder)
