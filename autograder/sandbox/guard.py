@@ -27,7 +27,6 @@ import os
 import sys
 import types
 from collections.abc import Callable
-from typing import cast
 
 # Containers at module level whose contents probes use; compared item by item.
 _REGISTRIES = (("sandbox.probes", "PROBES"), ("copy", "_deepcopy_dispatch"),
@@ -281,7 +280,7 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = ()) ->
     keep.append(hook)
     # `hook` is defined with defaults above, so they are a tuple, never None.
     hook.__defaults__ = (saved[5] | frozenset(map(id, keep)), tuple(keep),
-                         *cast(tuple, hook.__defaults__)[2:])
+                         *(hook.__defaults__ or ())[2:])
     sys.addaudithook(hook)
     return hook
 

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
 
 from .probes import MissingFunction, describe_error, run_probe
 
+TYPE_CHECKING = False  # no import of typing in the sandbox at run time
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from .protocol import Case, Cell, Outcome
 
 

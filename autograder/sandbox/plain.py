@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-from typing import cast
 
 MAX_DEPTH = 40
 MAX_ITEMS = 200_000
@@ -138,16 +137,18 @@ def _same(expected: object, actual: object, rel_tol: float, abs_tol: float, dept
         return False
     if type(expected) is not type(actual):
         return False
-    # From here on `actual` has exactly the type of `expected`, as checked just above.
+    # From here on `actual` has exactly the type of `expected`, as checked just above (the
+    # type checker cannot follow that, hence the ignores; `typing.cast` would cost the
+    # sandbox an import of typing at every start).
     if type(expected) is float:
-        return math.isclose(expected, cast(float, actual), rel_tol=rel_tol, abs_tol=abs_tol)
+        return math.isclose(expected, actual, rel_tol=rel_tol, abs_tol=abs_tol)  # type: ignore[arg-type]
     if type(expected) is list:
-        actual_list = cast(list, actual)
+        actual_list: list = actual  # type: ignore[assignment]
         return len(expected) == len(actual_list) and all(
             _same(e, a, rel_tol, abs_tol, depth + 1)
             for e, a in zip(expected, actual_list, strict=True))
     if type(expected) is dict:
-        actual_dict = cast(dict, actual)
+        actual_dict: dict = actual  # type: ignore[assignment]
         return expected.keys() == actual_dict.keys() and all(
             _same(expected[k], actual_dict[k], rel_tol, abs_tol, depth + 1) for k in expected)
     return expected == actual
@@ -232,7 +233,7 @@ def is_plain(data: object, depth: int = 0) -> bool:
         return False
     if key == "__dict__":  # a list, by the isinstance check against _MARKERS above
         return all(type(pair) is list and len(pair) == 2 and is_plain(pair[0], depth + 1)
-                   and is_plain(pair[1], depth + 1) for pair in cast(list, value))
+                   and is_plain(pair[1], depth + 1) for pair in value)  # type: ignore[attr-defined]
     if type(value) is list:
         return all(is_plain(item, depth + 1) for item in value)
     return True

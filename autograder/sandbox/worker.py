@@ -48,11 +48,12 @@ import signal
 import stat
 import sys
 import time
-from typing import TYPE_CHECKING, cast
 
 from . import guard
 from .harness import StepTimeout, run_case, run_cell, wall_backstop
 from .probes import load as load_probes
+
+TYPE_CHECKING = False  # no import of typing in the sandbox at run time
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -130,7 +131,7 @@ def keep_imports_reachable(uid: int) -> bool:
         return opened[real]
 
     # A str entry stays a str (itself, or the /proc/self/fd path that stands for it).
-    sys.path[:] = [cast(str, through_fd(entry)) for entry in sys.path]
+    sys.path[:] = [str(through_fd(entry)) for entry in sys.path]
     for module in list(sys.modules.values()):
         search = getattr(module, "__path__", None)
         if isinstance(search, list):

@@ -17,11 +17,15 @@ from __future__ import annotations
 import copy
 import importlib
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from .. import plain
 
-Probe = Callable[..., Any]
+TYPE_CHECKING = False  # no import of typing in the sandbox at run time
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    Probe = Callable[..., Any]
 PROBES: dict[str, Probe] = {}
 
 

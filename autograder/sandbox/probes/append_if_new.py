@@ -10,9 +10,12 @@ of `==` is caught.
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from . import lookup, probe
+
+TYPE_CHECKING = False  # no import of typing in the sandbox at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 NAME = "append_if_new"
 

@@ -8,9 +8,12 @@ with the reference solution. An untouched stub raises, which fails every case.
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from . import lookup, probe
+
+TYPE_CHECKING = False  # no import of typing in the sandbox at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 # Taken when the grader starts, before any notebook code runs: a notebook that replaces
 # random.getstate or random.seed cannot change what these probes see.

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from . import lookup, probe
+
+TYPE_CHECKING = False  # no import of typing in the sandbox at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @probe("run_order.input_after_call")
