@@ -136,7 +136,9 @@ class Cgroup:
         self.remove()
 
     def _empty(self) -> bool:
-        """Whether no process is left in the group (any that is, is killed)."""
+        """Whether nothing of the last sandbox is left in the group: no process (any that is,
+        is killed) and no process still counted against its process limit (a group whose count
+        stayed up would refuse the next sandbox its first fork)."""
         empty = True
         for folder in self.folders:
             try:
@@ -146,6 +148,9 @@ class Cgroup:
                         os.kill(int(pid), signal.SIGKILL)
                     except ProcessLookupError:
                         pass
+                counted = folder / "pids.current"
+                if counted.is_file() and int(counted.read_text()) != 0:
+                    empty = False
             except (OSError, ValueError):
                 return False
         return empty

@@ -27,7 +27,8 @@ from .isolation import DATA, INTERPRETER_MB, Isolation, compiled_package, enviro
 from .sandbox import protocol
 
 # Each sandbox runs as a uid of its own from this range (no account needs to exist for it), so
-# a per-user limit such as RLIMIT_NPROC that one submission exhausts never touches another.
+# a per-user limit such as RLIMIT_NPROC that one submission exhausts never touches another. Its
+# relay runs as that uid plus 1,000,000 (sandbox/worker.py), outside this range.
 SANDBOX_UIDS = range(200_000, 1_200_000)
 OUTPUT_CAP = 64 * 1024  # bytes of student stdout and of stderr kept per notebook
 RESULTS_CAP = 16 * 1024 * 1024  # bytes of events read from the worker

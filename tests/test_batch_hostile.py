@@ -363,7 +363,7 @@ def test_escape_for_each_destination():
 MEASURE = r"""
 import json, re, sys, time
 from pathlib import Path
-from autograder import batch, grading, runner
+from autograder import batch, grading, isolation
 started = time.process_time()
 summary = batch.grade_batch(Path(sys.argv[1]), Path(sys.argv[2]),
                             grading.Options(isolation=isolation.Isolation.choose("auto")), jobs=1,

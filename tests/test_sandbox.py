@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -385,11 +386,42 @@ def test_a_group_is_reused_only_once_nothing_of_the_last_sandbox_is_left_in_it()
                       for folder in group.folders):
             assert time.monotonic() < deadline, "the process never joined its groups"
             time.sleep(0.01)
+        reaper = threading.Thread(target=left.wait)  # as the runner waits for its sandbox
+        reaper.start()
         group.give_back(key)
-        assert left.wait(timeout=10) == -signal.SIGKILL
+        reaper.join(timeout=10)
+        assert left.returncode == -signal.SIGKILL
         again = cgroups.Cgroup.take(*key)
         assert again is group  # handed on, and empty
         assert all((folder / "cgroup.procs").read_text().split() == []
                    for folder in again.folders)
     finally:
         group.remove()
+
+
+STOP_THE_RELAY = """
+import os, signal
+for how in (signal.SIGSTOP, signal.SIGKILL):
+    try:
+        os.kill(os.getppid(), how)
+        print("REACHED the relay")
+    except PermissionError:
+        print("REFUSED")
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_notebook_code_cannot_stop_or_kill_the_relay(tmp_path, mode):
+    """The relay runs as a uid of its own: a notebook that stops it would otherwise hold its
+    sandbox until the wall-clock backstop, and one that kills it would lose every result."""
+    if mode == "bwrap" and not isolation.bwrap_works():
+        pytest.skip("bubblewrap (Debian package bubblewrap) is not available")
+    if os.geteuid() != 0:
+        pytest.skip("without root the worker cannot switch uids (one uid for all)")
+    extra = [("answer_parse_cron_field", STOP_THE_RELAY)]
+    notebook = fixtures.build_submission(PARSE, {"answer_parse_cron_field": ANSWER}, extra)
+    path = tmp_path / "01_parse_cron_field.ipynb"
+    nbformat.write(notebook, path)
+    result = grading.grade_notebook(path, grading.Options(isolation=isolation.Isolation(mode)))
+    assert result.stdout.count("REFUSED") == 2, result.stdout
+    assert result.score == PARSE.max_score and not result.timed_out, result.problems

@@ -24,10 +24,10 @@ Three kinds of process, so that no notebook code ever shares a process with the 
   passes on only what it expects: each cell's error once, each hidden case's outcome once,
   and only when the notebook process confirms that the case's own process ended normally.
   A second outcome for a case, or one for a case that does not exist, is forged: the case
-  fails and the instructor is told.
-- the relay first runs the trusted setup cells and takes the guard's snapshot (guard.py);
-- the notebook process, forked from it, runs the student's cells, puts back whatever they
-  rebound, and then
+  fails and the instructor is told. It runs as a uid of its own (the notebook's plus
+  RELAY_UIDS), so notebook code can neither stop nor kill it, nor look into its descriptors;
+- the notebook process, forked from it, runs the trusted setup cells, takes the guard's
+  snapshot (guard.py), runs the student's cells, puts back whatever they rebound, and then
 - forks a case server from that restored state, which runs the hidden cases one after the
   other, each with a CPU-time limit, and after each puts back whatever the code under test
   rebound of what the probes use (that case then fails). When a case ends the case server
@@ -69,6 +69,7 @@ if TYPE_CHECKING:
         buffer: bytes  # progress text not yet split into lines
 
 UNPRIVILEGED = 65534  # "nobody", when the parent names no uid of its own for this run
+RELAY_UIDS = 1_000_000  # the relay runs as the notebook's uid plus this
 RECORD_CAP = 1024 * 1024  # bytes of one record from the notebook's processes
 FLAG_CAP = 20  # flags passed on per notebook
 
@@ -165,30 +166,22 @@ def main(argv: list[str]) -> int:
     sys.stdin = io.StringIO("")
     # Only the probe modules this job's cases name, and before any notebook code runs.
     load_probes(case.get("probe", "") for case in job.get("cases", []))
-    drop_privileges(int(argv[argv.index("--uid") + 1]) if "--uid" in argv else UNPRIVILEGED)
-    # The trusted setup cells run here, and the guard's snapshot is taken here, before any
-    # notebook code exists (and cheaply: nothing has been forked yet).
-    namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
-    seconds = float(job.get("cell_timeout", 10.0))
-    for index, source in enumerate(job.get("prelude", [])):
-        label = f"setup cell {index + 1}"
-        error = run_cell(namespace, source, label, seconds)
-        if error:
-            emit({"event": "cell", "label": label, "error": error})
-    saved = guard.snapshot()
+    uid = int(argv[argv.index("--uid") + 1]) if "--uid" in argv else UNPRIVILEGED
     flush = _flusher()
-    flush()
     reader, writer = os.pipe()
     child = os.fork()
     if child == 0:  # the notebook process: no results descriptor
         try:
             os.close(fd)
             os.close(reader)
-            _notebook_process(job, namespace, saved, writer, flush)
+            drop_privileges(uid)
+            _notebook_process(job, writer, flush)
         finally:
             flush()
             os._exit(0)
     os.close(writer)
+    # A uid of the relay's own, so that no notebook code can stop, kill or look into it.
+    drop_privileges(uid + RELAY_UIDS if uid != UNPRIVILEGED else uid)
     _relay(job, reader, child, emit)
     emit({"event": "done"})
     # Straight out: tearing down an interpreter full of snapshots takes longer than the job.
@@ -337,8 +330,7 @@ def _flusher():
     return flush
 
 
-def _notebook_process(job: Job, namespace: dict, saved: guard.Snapshot, writer: int,
-                      flush) -> None:
+def _notebook_process(job: Job, writer: int, flush) -> None:
     # Taken before any notebook code, as default arguments that the guard's audit hook keeps
     # notebook code from replacing: everything after uses only these references.
     fork, wait4, kill, exit_now = os.fork, os.wait4, os.kill, os._exit
@@ -356,8 +348,17 @@ def _notebook_process(job: Job, namespace: dict, saved: guard.Snapshot, writer: 
         _send({"flag": f"notebook code tried to {text}"})
 
     seconds = float(job.get("cell_timeout", 10.0))
-    budget = float(job.get("cpu_budget", math.inf))
     prelude = job.get("prelude", [])
+    # The trusted setup cells run first, then the guard's snapshot is taken, before any
+    # notebook code exists. The notebook's CPU budget starts after them.
+    namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
+    for index, source in enumerate(prelude):
+        error = run_cell(namespace, source, f"setup cell {index + 1}", seconds)
+        if error:
+            send({"cell": index, "error": error})
+    saved = guard.snapshot()
+    flush()
+    budget = float(job.get("cpu_budget", math.inf)) + _cpu_seconds()
     restore = guard.restore
     restore_code, restore_defaults = restore.__code__, restore.__defaults__
     guard.install(saved, report, also=(send, report, flush))
