@@ -425,3 +425,30 @@ def test_notebook_code_cannot_stop_or_kill_the_relay(tmp_path, mode):
     result = grading.grade_notebook(path, grading.Options(isolation=isolation.Isolation(mode)))
     assert result.stdout.count("REFUSED") == 2, result.stdout
     assert result.score == PARSE.max_score and not result.timed_out, result.problems
+
+
+IMPORT_CTYPES = """
+import sys
+print("preloaded" if "ctypes" in sys.modules else "not preloaded")
+try:
+    import ctypes
+    print("GOT ctypes")
+except ImportError:
+    print("REFUSED")
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_ctypes_is_refused_in_every_sandbox_mode(tmp_path, mode):
+    """Without bubblewrap the worker may use ctypes itself while it switches uid (Python
+    installed where that uid cannot look); notebook code must still meet the refusal."""
+    if mode == "bwrap" and not isolation.bwrap_works():
+        pytest.skip("bubblewrap (Debian package bubblewrap) is not available")
+    extra = [("answer_parse_cron_field", IMPORT_CTYPES)]
+    notebook = fixtures.build_submission(PARSE, {"answer_parse_cron_field": ANSWER}, extra)
+    path = tmp_path / "01_parse_cron_field.ipynb"
+    nbformat.write(notebook, path)
+    result = grading.grade_notebook(path, grading.Options(isolation=isolation.Isolation(mode)))
+    assert "not preloaded" in result.stdout and "REFUSED" in result.stdout, result.stdout
+    assert any("import ctypes" in flag for flag in result.flags), result.flags
+    assert result.score == PARSE.max_score
