@@ -102,46 +102,63 @@ def nbgrader_autograde(course: Path, *options: str,
     nbgrader may report an error only for the students in `refused` (it refuses a submission
     that holds none of the assignment's notebooks).
     """
-    import re
-    import shutil
+    return NbgraderRuns(course, *options, groups=groups, refused=refused).scores()
 
-    from nbgrader.api import Gradebook, MissingEntry
 
-    groups = groups or {"*": ()}
-    submitted = course / "submitted"
-    assignments = sorted({p.name for p in submitted.glob("*/*") if p.is_dir()})
-    books = {(a, g): course / f"gradebook-{a}-{index}.db"
-             for a in assignments for index, g in enumerate(groups)
-             if any(submitted.glob(f"{g}/{a}/*.ipynb"))}
-    for book in books.values():
-        shutil.copy(course / "gradebook.db", book)
-    running = {
-        (assignment, group): subprocess.Popen(
-            [NBGRADER, "autograde", assignment, f"--student={group}", "--log-level=ERROR",
-             f"--CourseDirectory.db_url=sqlite:///{book}", *options, *groups[group]],
-            cwd=course, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        for (assignment, group), book in books.items()}
-    for (assignment, group), process in running.items():
-        _, errors = process.communicate()
-        failed = set(re.findall(r"error processing assignment '[^']*' for student '([^']*)'",
-                                errors))
-        if process.returncode != 0 and (not failed or not failed <= set(refused)):
-            for other in running.values():
-                other.kill()
-                other.wait()
-            raise RuntimeError(f"nbgrader autograde {assignment} --student={group} failed:\n"
-                               f"{errors[-3000:]}")
-    scores = {}
-    for (assignment, group), book in books.items():
-        with Gradebook(f"sqlite:///{book}") as gradebook:
-            for path in sorted(submitted.glob(f"{group}/{assignment}/*.ipynb")):
-                student = path.parts[-3]
-                try:
-                    notebook = gradebook.find_submission_notebook(path.stem, assignment,
-                                                                  student)
-                except MissingEntry:
-                    continue  # not one of the assignment's notebooks: nbgrader skips it
-                scores[(student, path.stem)] = round(sum(
-                    grade.score for grade in notebook.grades if grade.name.startswith("test_")),
-                    2)
-    return scores
+class NbgraderRuns:
+    """`nbgrader_autograde` started now and read back later (`scores`), so that a test can do
+    other work while nbgrader runs."""
+
+    def __init__(self, course: Path, *options: str,
+                 groups: dict[str, tuple[str, ...]] | None = None,
+                 refused: tuple[str, ...] = ()) -> None:
+        import shutil
+
+        groups = groups or {"*": ()}
+        self.submitted = course / "submitted"
+        self.refused = refused
+        assignments = sorted({p.name for p in self.submitted.glob("*/*") if p.is_dir()})
+        self.books = {(a, g): course / f"gradebook-{a}-{index}.db"
+                      for a in assignments for index, g in enumerate(groups)
+                      if any(self.submitted.glob(f"{g}/{a}/*.ipynb"))}
+        for book in self.books.values():
+            shutil.copy(course / "gradebook.db", book)
+        self.running = {
+            (assignment, group): subprocess.Popen(
+                [NBGRADER, "autograde", assignment, f"--student={group}", "--log-level=ERROR",
+                 f"--CourseDirectory.db_url=sqlite:///{book}", *options, *groups[group]],
+                cwd=course, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            for (assignment, group), book in self.books.items()}
+
+    def stop(self) -> None:
+        for process in self.running.values():
+            process.kill()
+            process.wait()
+
+    def scores(self) -> dict[tuple[str, str], float]:
+        import re
+
+        from nbgrader.api import Gradebook, MissingEntry
+
+        for (assignment, group), process in self.running.items():
+            _, errors = process.communicate()
+            failed = set(re.findall(
+                r"error processing assignment '[^']*' for student '([^']*)'", errors))
+            if process.returncode != 0 and (not failed or not failed <= set(self.refused)):
+                self.stop()
+                raise RuntimeError(f"nbgrader autograde {assignment} --student={group} "
+                                   f"failed:\n{errors[-3000:]}")
+        scores = {}
+        for (assignment, group), book in self.books.items():
+            with Gradebook(f"sqlite:///{book}") as gradebook:
+                for path in sorted(self.submitted.glob(f"{group}/{assignment}/*.ipynb")):
+                    student = path.parts[-3]
+                    try:
+                        notebook = gradebook.find_submission_notebook(path.stem, assignment,
+                                                                      student)
+                    except MissingEntry:
+                        continue  # not one of the assignment's notebooks: nbgrader skips it
+                    scores[(student, path.stem)] = round(sum(
+                        grade.score for grade in notebook.grades
+                        if grade.name.startswith("test_")), 2)
+        return scores

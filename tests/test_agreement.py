@@ -20,7 +20,7 @@ from pathlib import Path
 
 import fixtures
 import pytest
-from grader_cli import Grades, grade_batch, nbgrader_autograde, nbgrader_course
+from grader_cli import Grades, NbgraderRuns, grade_batch, nbgrader_course
 from test_hostile import Hostile, hostile_students
 
 from autograder.reference import REPOSITORY
@@ -84,24 +84,31 @@ def scores(tmp_path_factory) -> dict[tuple[str, str], tuple[float, float]]:
     which depends on the machine's speed, so both graders must see the same limits."""
     course = tmp_path_factory.mktemp("agreement-course")
     submitted = nbgrader_course(course)
-    ours: dict[tuple[str, str], float] = {}
-    for hostile_ones, limits in ((False, ()), (True, HOSTILE_LIMITS)):
+    for hostile_ones in (False, True):
         place_class(submitted, hostile_ones)
-        alone = course / ("class-hostile" if hostile_ones else "class-others")
-        place_class(alone, hostile_ones)
-        done = grade_batch(alone, course / f"batch-{alone.name}", "--sandbox=required",
-                           "--jobs", "2", *limits)
-        if done.returncode == 1 and "bubblewrap" in done.stderr:
-            pytest.skip(f"the sandbox is not available here: {done.stderr.strip()[-300:]}")
-        assert done.returncode == 0, done.stderr[-3000:]
-        ours.update({key: score for key, (score, _) in
-                     Grades.read(course / f"batch-{alone.name}").rows.items()})
-    theirs = nbgrader_autograde(
+    # nbgrader works while grade-batch grades the same class.
+    nbgrader = NbgraderRuns(
         course, "--SandboxedGrading.sandbox=required",
         groups={"hostile-*": (f"--SandboxedGrading.time_limit={HOSTILE_LIMITS[1]}",
                               f"--SandboxedGrading.memory_limit={HOSTILE_LIMITS[3]}"),
                 "[!h]*": ()},
         refused=tuple(s for s, entry in hostile().items() if not submits_the_notebook(entry)))
+    ours: dict[tuple[str, str], float] = {}
+    try:
+        for hostile_ones, limits in ((False, ()), (True, HOSTILE_LIMITS)):
+            alone = course / ("class-hostile" if hostile_ones else "class-others")
+            place_class(alone, hostile_ones)
+            done = grade_batch(alone, course / f"batch-{alone.name}", "--sandbox=required",
+                               "--jobs", "2", *limits)
+            if done.returncode == 1 and "bubblewrap" in done.stderr:
+                pytest.skip(f"the sandbox is not available here: {done.stderr.strip()[-300:]}")
+            assert done.returncode == 0, done.stderr[-3000:]
+            ours.update({key: score for key, (score, _) in
+                         Grades.read(course / f"batch-{alone.name}").rows.items()})
+    except BaseException:
+        nbgrader.stop()
+        raise
+    theirs = nbgrader.scores()
     return {key: (score, ours.get(key, 0.0)) for key, score in theirs.items()}
 
 
