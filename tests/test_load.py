@@ -47,14 +47,14 @@ def _grade(path: Path) -> tuple[NotebookResult, float]:
 
 @needs_bwrap
 def test_a_slow_honest_next_run_scores_the_same_beside_cpu_burners(tmp_path):
+    """Every answer of the slow entry is right, so on a quiet machine it earns full marks;
+    beside burners that saturate every core it must earn exactly that too. (The quiet run is
+    made only when the busy one falls short, to tell the machine's doing from the code's.)"""
     assert grading.prepare((NEXT_RUN,)) == []
     entry = fixtures.read_corpus_entry(SLOW)
     path = tmp_path / f"{NEXT_RUN.notebook}.ipynb"
     nbformat.write(fixtures.corpus_submission(entry), path)
 
-    quiet, quiet_seconds = _grade(path)
-    assert quiet.score == NEXT_RUN.max_score, [t.output for i in quiet.items for t in i.tests
-                                               if not t.passed]
     burners = [subprocess.Popen([sys.executable, "-c", BURNER, str(BURNER_SECONDS)])
                for _ in range(3 * (os.cpu_count() or 1))]
     try:
@@ -63,11 +63,12 @@ def test_a_slow_honest_next_run_scores_the_same_beside_cpu_burners(tmp_path):
         for burner in burners:
             burner.kill()
             burner.wait()
-    lost = [t.output for item in busy.items for t in item.tests if not t.passed]
-    assert busy.score == quiet.score, (
-        f"quiet: {quiet.score} in {quiet_seconds:.0f} s, beside burners: {busy.score} in "
-        f"{busy_seconds:.0f} s; lost: {lost}")
-    assert not busy.timed_out and not busy.problems
+    if busy.score != NEXT_RUN.max_score or busy.timed_out or busy.problems:
+        quiet, quiet_seconds = _grade(path)
+        lost = [t.output for item in busy.items for t in item.tests if not t.passed]
+        pytest.fail(f"quiet: {quiet.score} in {quiet_seconds:.0f} s, beside burners: "
+                    f"{busy.score} in {busy_seconds:.0f} s (timed out: {busy.timed_out}, "
+                    f"problems: {busy.problems}); lost: {lost}")
 
 
 def test_a_time_out_is_never_reused_by_a_rerun(tmp_path):
