@@ -35,10 +35,14 @@ outputs: setup
 		env -u MPLBACKEND jupyter nbconvert --to notebook --execute --inplace --log-level=WARN --ExecutePreprocessor.record_timing=False "$$nb" || exit 1; \
 	done
 
+# The suite runs in TEST_WORKERS processes (pytest-xdist), each taking whole test files, so a
+# class graded once for a file's tests is graded once; much of it waits on sandboxes and
+# nbgrader, so more processes than cores still help. Tests never depend on their order.
+TEST_WORKERS ?= 3
 test: setup
-	$(BIN)/python -m pytest tests -q
-	env -u MPLBACKEND $(BIN)/python -m pytest --nbval solutions -q -p no:cacheprovider
-	env -u MPLBACKEND $(BIN)/python -m pytest --nbval-lax notebooks -q -p no:cacheprovider
+	$(BIN)/python -m pytest tests -q -n $(TEST_WORKERS) --dist loadfile
+	env -u MPLBACKEND $(BIN)/python -m pytest --nbval solutions -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
+	env -u MPLBACKEND $(BIN)/python -m pytest --nbval-lax notebooks -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
 
 # The fast tier: unit tests of the grading path's pure steps, no kernel and no sandbox.
 test-fast: setup
