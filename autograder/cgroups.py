@@ -111,29 +111,33 @@ class Cgroup:
 
     _spare: dict[tuple[int, int, float], list[Cgroup]] = {}
     _spare_lock = threading.Lock()
+    SPARES = 8  # groups kept per set of limits, at most
 
     @classmethod
     def take(cls, memory_bytes: int, processes: int, cpus: float = 1.0) -> Cgroup:
-        """An empty group with these limits: one a finished sandbox gave back, or a new one
-        (making and removing groups costs a sandbox's start-up a fifth again)."""
+        """An empty group with these limits: one a finished sandbox gave back, once nothing of
+        that sandbox is left in it, or a new one (making and removing groups costs a sandbox's
+        start-up a fifth again)."""
+        key = (memory_bytes, processes, cpus)
         with cls._spare_lock:
-            spare = cls._spare.get((memory_bytes, processes, cpus))
-            if spare:
-                return spare.pop()
+            spares = cls._spare.get(key, [])
+            for index, group in enumerate(spares):
+                if group._empty():
+                    return spares.pop(index)
+            stale = spares[:-cls.SPARES] if len(spares) > cls.SPARES else []
+            del spares[:len(stale)]
+        for group in stale:  # never emptied: let them go
+            group.remove()
         return cls(memory_bytes, processes, cpus)
 
     def give_back(self, key: tuple[int, int, float]) -> None:
-        """End every process left in the group; keep the group for the next sandbox when it is
-        empty, otherwise remove it."""
+        """End every process left in the group and keep it for a later sandbox, which takes it
+        only once its last processes are gone (their ends are not waited for here)."""
         if not self.folders:
             return
-        for _ in range(20):  # the sandbox's last processes may still be on their way out
-            if self._empty():
-                with Cgroup._spare_lock:
-                    Cgroup._spare.setdefault(key, []).append(self)
-                return
-            time.sleep(0.002)
-        self.remove()
+        self._empty()  # kills what is left
+        with Cgroup._spare_lock:
+            Cgroup._spare.setdefault(key, []).append(self)
 
     def _empty(self) -> bool:
         """Whether nothing of the last sandbox is left in the group: no process (any that is,
