@@ -15,8 +15,10 @@ Prints, in one run on this machine:
    those at different limits by design). Graded by `grade-batch --jobs N` (sandboxed) and by
    nbgrader's own in-kernel workflow in a temporary course (`nbgrader generate_assignment`,
    then `nbgrader autograde` per assignment, with nbgrader's stock preprocessors), scores read
-   back from nbgrader's gradebook. Notebooks per second, the ratio, and whether every notebook
-   got the same score from both (within 0.01).
+   back from nbgrader's gradebook. grade-batch runs twice: a first run, which works out the
+   expected values from solutions/ and stores them, and a run from the start that reuses them
+   (every later run; nbgrader's counterpart, generate_assignment, is not timed). Notebooks per
+   second, the ratios, and whether every notebook got the same score from both (within 0.01).
 3. **The student-style class**: the same size, from typical student work: correct but slow
    answers (tests/corpus/student_style/: a next_run that re-parses the expression every minute,
    a run_order that rescans every job at every step), classic bugs, and code that runs until a
@@ -240,10 +242,17 @@ def grade_class(root: Path, name: str, plan_of: Callable[[Path], Plan], jobs: in
     plan = plan_of(submitted)
     count = len(plan)
     print(f"\n{name} class: {count} notebooks ({describe(plan)})")
-    ours_seconds, ours = run_ours(submitted, root / name / "graded", jobs)
-    print(f"  grade-batch --jobs {jobs}: {ours_seconds:.1f} s, "
-          f"{count / ours_seconds:.2f} notebooks/s ({count / ours_seconds / floor:.0%} of the "
-          "sandbox floor)")
+    first_seconds, ours = run_ours(submitted, root / name / "graded", jobs)
+    print(f"  grade-batch --jobs {jobs}, a first run (works out the expected values): "
+          f"{first_seconds:.1f} s, {count / first_seconds:.2f} notebooks/s")
+    ours_seconds = first_seconds
+    if not overhead:  # the student-style class's time is its students' own code
+        # Again from the start (--force), with the expected values it stored: what every later
+        # run of the same grading code costs (nbgrader's generate_assignment is not timed).
+        ours_seconds, ours = run_ours(submitted, root / name / "graded", jobs)
+        print(f"  grade-batch --jobs {jobs}, expected values stored: {ours_seconds:.1f} s, "
+              f"{count / ours_seconds:.2f} notebooks/s ({count / ours_seconds / floor:.0%} of "
+              "the sandbox floor)")
     if overhead:
         own = student_code_seconds(submitted, plan)
         spent = graded_seconds(root / name / "graded")
@@ -264,8 +273,9 @@ def grade_class(root: Path, name: str, plan_of: Callable[[Path], Plan], jobs: in
           f"{count / theirs_seconds:.2f} notebooks/s")
     ratio = theirs_seconds / ours_seconds
     differ = compare(plan, ours, theirs)
-    print(f"  ratio: {ratio:.1f} x nbgrader's throughput; {count - len(differ)} of {count} "
-          "notebooks got the same score from both")
+    print(f"  ratio: {ratio:.1f} x nbgrader's throughput with the expected values stored, "
+          f"{theirs_seconds / first_seconds:.1f} x on a first run; {count - len(differ)} of "
+          f"{count} notebooks got the same score from both")
     return ratio, differ
 
 
