@@ -106,6 +106,7 @@ def prepare(exercises: tuple[Exercise, ...] = EXERCISES) -> list[str]:
         try:
             if not has_reference(exercise):
                 raise GraderError(f"the reference solution solutions/{exercise.path} is missing")
+            _check_grade_cells(exercise)
             for item in exercise.items:
                 _check_reference(exercise, item.grade_id)
         except GraderError as error:
@@ -119,7 +120,7 @@ def prepare(exercises: tuple[Exercise, ...] = EXERCISES) -> list[str]:
 def _check_reference(exercise: Exercise, grade_id: str) -> None:
     """Refuse, with one sentence, a suite or reference that would judge wrongly: a probe that
     does not exist, a reference that raises anything but the ValueError its exercise promises
-    or gives no answer, a grade cell that calls the hidden tests of another item."""
+    or gives no answer (`prepare` checks the grade cells first, `_check_grade_cells`)."""
     try:
         _, item = item_for(grade_id)
         cases = suite.cases_for(item)
@@ -130,7 +131,6 @@ def _check_reference(exercise: Exercise, grade_id: str) -> None:
     if unknown:
         raise GraderError(f"the hidden tests {grade_id} name a probe that does not exist: "
                           f"{', '.join(unknown)} (known: see autograder/sandbox/probes/)")
-    _check_grade_cells(exercise)
     try:
         expected = suite.expected_outcomes(grade_id)
         suite.exercise_cases(exercise)
