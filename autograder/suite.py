@@ -84,12 +84,15 @@ def call(target: str, *args: Any, weight: float = 1.0, name: str, **options: Any
 
 
 
-def cases_for(item: GradedItem) -> list[Case]:
+@cache
+def cases_for(item: GradedItem) -> tuple[Case, ...]:
+    """The cases of one graded item, in suite order, public where the student copy spells
+    them out (worked out once per item: every notebook's scoring asks)."""
     module = importlib.import_module(f"autograder.suites.{item.suite}")
     exercise, _ = item_for(item.grade_id)
     shown = _released_text(exercise.path)
-    return [replace(case, public=True) if not case.public and _spelled_out(case, shown) else case
-            for case in module.CASES]
+    return tuple(replace(case, public=True) if not case.public and _spelled_out(case, shown)
+                 else case for case in module.CASES)
 
 
 RELEASE = reference.REPOSITORY / "notebooks"
