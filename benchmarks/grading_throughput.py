@@ -2,6 +2,7 @@
 
     python benchmarks/grading_throughput.py [--students N] [--jobs 2] [--seed 2024]
                                             [--growth] [--no-nbgrader]
+                                            [--classes reference,student-style]
 
 Prints, in one run on this machine:
 
@@ -303,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="also time classes of 100, 400 and 1,600 notebooks")
     parser.add_argument("--no-nbgrader", action="store_true",
                         help="grade with grade-batch only (no comparison)")
+    parser.add_argument("--classes", default="reference,student-style",
+                        help="which classes to grade, comma-separated (default: both)")
     args = parser.parse_args(argv)
     print(f"{os.cpu_count()} CPUs, sandbox: {isolation.Isolation.choose('auto').kind}")
     floor = sandbox_floor(args.jobs)
@@ -312,8 +315,11 @@ def main(argv: list[str] | None = None) -> int:
     differences = []
     with tempfile.TemporaryDirectory(prefix="grading-throughput-") as folder:
         root = Path(folder)
+        wanted = set(args.classes.split(","))
         for name, choose, overhead in (("reference", reference_kind, False),
                                        ("student-style", student_style_kind, True)):
+            if name not in wanted:
+                continue
             ratio, differ = grade_class(
                 root, name, lambda submitted, choose=choose: build_class(
                     submitted, args.students, args.seed, choose),
