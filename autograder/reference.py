@@ -7,6 +7,7 @@ outcomes come from that namespace.
 
 from __future__ import annotations
 
+import copy
 import os
 from functools import cache
 from pathlib import Path
@@ -35,8 +36,18 @@ def is_answer_cell(cell: dict) -> bool:
     return bool(meta.get("solution")) and not meta.get("grade")
 
 
+_read: dict[tuple[Path, int, int], nbformat.NotebookNode] = {}
+
+
 def source_notebook(exercise: Exercise) -> nbformat.NotebookNode:
-    return nbformat.read(SOLUTIONS / exercise.path, as_version=4)
+    """The source notebook of `exercise`, read and validated once per change of the file (a
+    copy: callers may change it)."""
+    path = SOLUTIONS / exercise.path
+    status = path.stat()
+    key = (path, status.st_mtime_ns, status.st_size)
+    if key not in _read:
+        _read[key] = nbformat.read(path, as_version=4)
+    return copy.deepcopy(_read[key])
 
 
 @cache
