@@ -32,7 +32,10 @@ from . import (
 )
 from .results import count_once
 
-DEFAULT_JOBS = max(1, min(8, os.cpu_count() or 1))
+# One notebook more than there are cores: each sandbox's start and end leave its core idle for
+# a moment, which the extra one fills (measured: 70 honest notebooks on 2 cores grade about
+# 8% faster with 3 at once than with 2). Time limits are CPU time, so scores do not change.
+DEFAULT_JOBS = max(1, min(8, (os.cpu_count() or 1) + 1))
 log = logging.getLogger(__name__)
 
 DESCRIPTION = """\

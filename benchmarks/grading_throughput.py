@@ -1,6 +1,6 @@
 """Grading throughput: `python -m autograder grade-batch` against `nbgrader autograde`.
 
-    python benchmarks/grading_throughput.py [--students N] [--jobs 2] [--seed 2024]
+    python benchmarks/grading_throughput.py [--students N] [--jobs N] [--seed 2024]
                                             [--growth] [--no-nbgrader]
                                             [--classes reference,student-style]
 
@@ -64,6 +64,7 @@ from grader_cli import (  # noqa: E402
 )
 
 from autograder import cgroups, isolation, runner  # noqa: E402
+from autograder.cli import DEFAULT_JOBS  # noqa: E402
 from autograder.rubric import EXERCISES, Exercise  # noqa: E402
 from autograder.sandbox import protocol  # noqa: E402
 
@@ -298,7 +299,8 @@ def growth(root: Path, jobs: int, seed: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=3, help="class size (default 3)")
-    parser.add_argument("--jobs", type=int, default=2, help="grade-batch --jobs (default 2)")
+    parser.add_argument("--jobs", type=int, default=DEFAULT_JOBS,
+                        help=f"grade-batch --jobs (default {DEFAULT_JOBS}, the grader's own)")
     parser.add_argument("--seed", type=int, default=2024, help="seed of the class mix")
     parser.add_argument("--growth", action="store_true",
                         help="also time classes of 100, 400 and 1,600 notebooks")
