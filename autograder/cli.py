@@ -13,7 +13,6 @@ import logging
 import os
 import signal
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NoReturn
 
@@ -30,7 +29,6 @@ from . import (
     report,
     shard,
 )
-from .results import count_once
 
 # One notebook more than there are cores: each sandbox's start and end leave its core idle for
 # a moment, which the extra one fills (measured: 70 honest notebooks on 2 cores grade about
@@ -205,9 +203,7 @@ def _grade(args: argparse.Namespace) -> int:
         raise UsageError(f"no such notebook: {', '.join(missing)}")
     options = _options(args)
     _prepare(grading.exercises_in(args.notebooks), args.expected)
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = count_once(list(pool.map(
-            lambda path: grading.grade_safely(path, options), args.notebooks)))
+    results = grading.grade_notebooks(args.notebooks, options, args.jobs)
     report.write_results(args.results, results)
     for result in results:
         for flag in result.flags:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from . import runner, scoring, suite
 from .isolation import Isolation
 from .notebook import MAX_CODE_CHARACTERS, NotebookError, NotebookRefused, extract, read_notebook
 from .reference import SOLUTIONS, nbgrader_meta, source_notebook
-from .results import NotebookResult, not_graded
+from .results import NotebookResult, count_once, not_graded
 from .rubric import EXERCISES, Exercise, exercise_for, item_for
 from .sandbox import protocol
 from .sandbox.probes import PROBES
@@ -242,6 +243,13 @@ def _hard_links(path: Path) -> list[str]:
         return []
     return [f"the notebook file has {links} hard links: it is the same file as another one "
             "(another student's?)"] if links > 1 else []
+
+
+def grade_notebooks(paths: list[Path], options: Options, jobs: int) -> list[NotebookResult]:
+    """The `grade` command: `paths` graded `jobs` at a time, in their order, each exercise
+    counted once (`results.count_once`)."""
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return count_once(list(pool.map(lambda path: grade_safely(path, options), paths)))
 
 
 def grade_safely(path: Path, options: Options, shown_as: str | None = None,
