@@ -19,6 +19,7 @@ from ._capstone import (
     file_names,
     labeller,
     observe_run,
+    patient,
     report_raw,
     result_view,
     scratch,
@@ -104,7 +105,7 @@ def proofs_fire_together(namespace: dict, workers: int, observe: list) -> dict:
         real_connect = lookup(namespace, "connect")
 
         def racing_connect(*args, **kwargs):
-            return race.connection(real_connect(*args, **kwargs))
+            return race.connection(patient(real_connect(*args, **kwargs)))
 
         job = world.job()
         namespace["run_job"] = counted_run_job

@@ -19,6 +19,7 @@ from ._capstone import (
     attempt_rows,
     count,
     labeller,
+    patient,
     raw_label,
     runs_rows,
     scratch,
@@ -138,7 +139,7 @@ def runs_race(namespace: dict, workers: int) -> dict:
         lock = threading.Lock()
 
         def worker(index: int) -> None:
-            db = connect(world.path)
+            db = patient(connect(world.path))
             try:
                 barrier.wait(timeout=5)
                 claim = acquire_run(race.connection(db), "k", BASE, 300.0,
