@@ -399,6 +399,15 @@ def test_a_group_is_reused_only_once_nothing_of_the_last_sandbox_is_left_in_it()
         group.remove()
 
 
+def _graded_in_mode(tmp_path: Path, mode: str, code: str) -> NotebookResult:
+    """The honest 01 with `code` in a cell of its own, graded in process with isolation `mode`."""
+    extra = [("answer_parse_cron_field", code)]
+    notebook = fixtures.build_submission(PARSE, {"answer_parse_cron_field": ANSWER}, extra)
+    path = tmp_path / "01_parse_cron_field.ipynb"
+    nbformat.write(notebook, path)
+    return grading.grade_notebook(path, grading.Options(isolation=isolation.Isolation(mode)))
+
+
 STOP_THE_RELAY = """
 import os, signal
 for how in (signal.SIGSTOP, signal.SIGKILL):
@@ -418,11 +427,7 @@ def test_notebook_code_cannot_stop_or_kill_the_relay(tmp_path, mode):
         pytest.skip("bubblewrap (Debian package bubblewrap) is not available")
     if os.geteuid() != 0:
         pytest.skip("without root the worker cannot switch uids (one uid for all)")
-    extra = [("answer_parse_cron_field", STOP_THE_RELAY)]
-    notebook = fixtures.build_submission(PARSE, {"answer_parse_cron_field": ANSWER}, extra)
-    path = tmp_path / "01_parse_cron_field.ipynb"
-    nbformat.write(notebook, path)
-    result = grading.grade_notebook(path, grading.Options(isolation=isolation.Isolation(mode)))
+    result = _graded_in_mode(tmp_path, mode, STOP_THE_RELAY)
     assert result.stdout.count("REFUSED") == 2, result.stdout
     assert result.score == PARSE.max_score and not result.timed_out, result.problems
 
@@ -444,11 +449,7 @@ def test_ctypes_is_refused_in_every_sandbox_mode(tmp_path, mode):
     installed where that uid cannot look); notebook code must still meet the refusal."""
     if mode == "bwrap" and not isolation.bwrap_works():
         pytest.skip("bubblewrap (Debian package bubblewrap) is not available")
-    extra = [("answer_parse_cron_field", IMPORT_CTYPES)]
-    notebook = fixtures.build_submission(PARSE, {"answer_parse_cron_field": ANSWER}, extra)
-    path = tmp_path / "01_parse_cron_field.ipynb"
-    nbformat.write(notebook, path)
-    result = grading.grade_notebook(path, grading.Options(isolation=isolation.Isolation(mode)))
+    result = _graded_in_mode(tmp_path, mode, IMPORT_CTYPES)
     assert "not preloaded" in result.stdout and "REFUSED" in result.stdout, result.stdout
     assert any("import ctypes" in flag for flag in result.flags), result.flags
     assert result.score == PARSE.max_score
