@@ -41,6 +41,7 @@ class Options:
     time_limit: float | None = None  # None: the rubric's limit for each exercise
     memory_limit_mb: int | None = None
     processes: int = 64
+    cpus: float = 1.0  # share of the machine's cores one sandbox may use at most
     # Feedback shows expected answers for public cases only, unless this is set (an instructor's
     # choice once the deadline has passed): see suite.Case.public.
     show_expected: bool = False
@@ -50,7 +51,7 @@ class Options:
         return runner.Limits(time=seconds, memory_mb=self.memory_limit_mb or
                              exercise.memory_limit_mb,
                              cell_time=max(1.0, min(10.0, seconds / 4)),
-                             processes=self.processes)
+                             processes=self.processes, cpus=self.cpus)
 
 
 

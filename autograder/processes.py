@@ -13,6 +13,7 @@ from pathlib import Path
 live: set[subprocess.Popen] = set()
 live_lock = threading.Lock()
 stopping = threading.Event()
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 def stop_all() -> None:
@@ -70,3 +71,38 @@ def reap_orphans() -> int:
                     pass
     return killed
 
+
+
+def tree_cpu(root: int) -> float | None:
+    """CPU seconds used so far by process `root` and its descendants (with the children they
+    have already waited for), from /proc; None when `root` cannot be seen there."""
+    parents: dict[int, int] = {}
+    used: dict[int, float] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return None
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+            parents[int(name)] = int(fields[1])
+            used[int(name)] = sum(int(value) for value in fields[11:15]) / _TICK
+        except (OSError, IndexError, ValueError):
+            continue
+    if root not in used:
+        return None
+    children: dict[int, list[int]] = {}
+    for pid, parent in parents.items():
+        children.setdefault(parent, []).append(pid)
+    total, todo, seen = 0.0, [root], set()
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        total += used.get(pid, 0.0)
+        todo.extend(children.get(pid, ()))
+    return total

@@ -25,6 +25,7 @@ from . import processes
 from .cgroups import Cgroup
 from .isolation import DATA, INTERPRETER_MB, Isolation, compiled_package, environment, seccomp_pipe
 from .sandbox import protocol
+from .sandbox.backstop import Backstop
 
 # Each sandbox runs as a uid of its own from this range (no account needs to exist for it), so
 # a per-user limit such as RLIMIT_NPROC that one submission exhausts never touches another. Its
@@ -46,8 +47,10 @@ class Limits:
 
     @property
     def backstop(self) -> float:
-        """Wall-clock seconds after which a notebook is stopped whatever its CPU time: only
-        code that waits instead of computing gets there, even on a saturated machine."""
+        """Wall-clock seconds after which a notebook that no longer computes is stopped: only
+        code that waits gets there. A sandbox that still uses CPU gets more time, up to
+        backstop.CEILING times this (sandbox/backstop.py), so a saturated machine slows
+        grading down without changing a verdict."""
         return self.time * 2 + 20
 
 
@@ -148,10 +151,12 @@ def run(job: protocol.Job, limits: Limits, isolation: Isolation,
     pipes = cast("tuple[IO[bytes], IO[bytes], IO[bytes]]",
                  (process.stdin, process.stdout, process.stderr))
     try:
+        pid = process.pid
         result.timed_out = _pump(process, json.dumps(job).encode(), read_end,
                                  {pipes[1].fileno(): stdout, pipes[2].fileno(): stderr,
                                   read_end: events},
-                                 started + limits.backstop + START_GRACE)
+                                 Backstop(limits.backstop + START_GRACE,
+                                          lambda: processes.tree_cpu(pid)))
     finally:
         processes.kill_group(process)
         process.wait()
@@ -178,8 +183,9 @@ def run(job: protocol.Job, limits: Limits, isolation: Isolation,
 
 
 def _pump(process: subprocess.Popen, payload: bytes, results_fd: int,
-          sinks: dict[int, _Sink], deadline: float) -> bool:
-    """Feed the job and drain all output until the worker ends; True when time ran out."""
+          sinks: dict[int, _Sink], backstop: Backstop) -> bool:
+    """Feed the job and drain all output until the worker ends; True when it waited past
+    its wall-clock backstop."""
     selector = selectors.DefaultSelector()
     for fd in sinks:
         os.set_blocking(fd, False)
@@ -193,13 +199,13 @@ def _pump(process: subprocess.Popen, payload: bytes, results_fd: int,
     try:
         while selector.get_map():
             now = time.monotonic()
-            if now >= deadline:
+            if now >= backstop.deadline and backstop.passed():
                 return True
             if exited_at is None and process.poll() is not None:
                 exited_at = now
             if exited_at is not None and now - exited_at > 0.5:
                 break  # something outside the worker still holds a pipe open
-            for key, _ in selector.select(min(deadline - now, 0.25)):
+            for key, _ in selector.select(min(max(backstop.deadline - now, 0.01), 0.25)):
                 fd = key.fd
                 try:
                     if fd == stdin:
@@ -224,7 +230,7 @@ def _pump(process: subprocess.Popen, payload: bytes, results_fd: int,
             if key.fd == results_fd:
                 os.close(results_fd)
         selector.close()
-    remaining = deadline - time.monotonic()
+    remaining = backstop.left()
     try:
         process.wait(timeout=max(0.0, min(remaining, 2.0)))
     except subprocess.TimeoutExpired:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Iterator
+from time import process_time  # bound before notebook code can replace time.process_time
 
+from .backstop import Backstop
 from .probes import MissingFunction, describe_error, run_probe
 
 TYPE_CHECKING = False  # no import of typing in the sandbox at run time
@@ -28,19 +30,21 @@ def _on_alarm(signum: int, frame: Any) -> None:
 
 
 # A step that waits instead of computing (a sleep, a lock that never opens) is stopped by the
-# wall clock after this many times its CPU-time budget, plus WALL_SLACK seconds.
+# wall clock after this many times its CPU-time budget, plus WALL_SLACK seconds; one that is
+# still computing then gets more time (backstop.Backstop).
 WALL_FACTOR = 4.0
 WALL_SLACK = 10.0
 
 
 def wall_backstop(seconds: float) -> float:
-    """Wall-clock seconds after which a step with a CPU budget of `seconds` is stopped anyway."""
+    """Wall-clock seconds after which a step with a CPU budget of `seconds` is first asked
+    whether it is still computing."""
     return seconds * WALL_FACTOR + WALL_SLACK
 
 
 class time_limit:
     """Raise StepTimeout in the main thread after `seconds` of CPU time of this process (all
-    its threads), or after a generous wall-clock backstop, whichever comes first.
+    its threads), or when it waits past a generous wall-clock backstop, whichever comes first.
 
     CPU time, not wall-clock time: a machine busy with other work slows a step down but does
     not change its verdict."""
@@ -48,11 +52,17 @@ class time_limit:
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
 
+    def _on_wall_clock(self, signum: int, frame: Any) -> None:
+        if self.backstop.passed():
+            raise StepTimeout()
+        signal.setitimer(signal.ITIMER_REAL, max(self.backstop.left(), 0.01))
+
     def __enter__(self) -> time_limit:
+        self.backstop = Backstop(wall_backstop(self.seconds), process_time)
         self.previous = (signal.signal(signal.SIGPROF, _on_alarm),
-                         signal.signal(signal.SIGALRM, _on_alarm))
+                         signal.signal(signal.SIGALRM, self._on_wall_clock))
         signal.setitimer(signal.ITIMER_PROF, self.seconds)
-        signal.setitimer(signal.ITIMER_REAL, wall_backstop(self.seconds))
+        signal.setitimer(signal.ITIMER_REAL, self.backstop.seconds)
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -50,6 +50,7 @@ import sys
 import time
 
 from . import guard
+from .backstop import Backstop, process_cpu
 from .harness import StepTimeout, run_case, run_cell, wall_backstop
 from .probes import load as load_probes
 
@@ -63,7 +64,7 @@ if TYPE_CHECKING:
 
     class _WatchState(TypedDict):
         current: int  # index of the case the server is on
-        since: float  # monotonic time it started that case
+        backstop: Backstop  # wall clock of that case, started when the server started it
         cpu: float  # the server's CPU seconds when it started that case
         finished: bool
         buffer: bytes  # progress text not yet split into lines
@@ -462,7 +463,11 @@ def _watch_server(pid: int, progress: int, cases: list[Case], start: int, send, 
                   kill) -> int:
     """Wait for a case server; stop it when one case waits past its wall-clock backstop.
     Returns the index of the next case to run (len(cases) when nothing is left)."""
-    state: _WatchState = {"current": start, "since": time.monotonic(), "cpu": 0.0,
+    def backstop(index: int) -> Backstop:
+        seconds = wall_backstop(float(cases[index].get("timeout", 5.0)))
+        return Backstop(seconds, lambda: process_cpu(pid))
+
+    state: _WatchState = {"current": start, "backstop": backstop(start), "cpu": 0.0,
                           "finished": False, "buffer": b""}
 
     def take(data: bytes) -> None:
@@ -474,7 +479,8 @@ def _watch_server(pid: int, progress: int, cases: list[Case], start: int, send, 
                 state["finished"] = True
             elif len(words) == 2 and words[0].isdigit() \
                     and start <= int(words[0]) < len(cases):
-                state["current"], state["since"] = int(words[0]), time.monotonic()
+                state["current"] = int(words[0])
+                state["backstop"] = backstop(state["current"])
                 try:
                     state["cpu"] = float(words[1])
                 except ValueError:
@@ -489,15 +495,14 @@ def _watch_server(pid: int, progress: int, cases: list[Case], start: int, send, 
         done, status, usage = wait4(pid, os.WNOHANG)
         if done == pid:
             break
-        limit = float(cases[state["current"]].get("timeout", 5.0))
-        left = state["since"] + wall_backstop(limit) - time.monotonic()
-        if left <= 0:
+        left = state["backstop"].left()
+        if left <= 0 and state["backstop"].passed():
             kill(pid, signal.SIGKILL)
             _, status, usage = wait4(pid, 0)
             status = None
             break
         ready, _, _ = select.select([progress] + ([handle] if handle is not None else []),
-                                    [], [], min(left, 0.05 if handle is None else 1.0))
+                                    [], [], min(max(left, 0.01), 0.05 if handle is None else 1.0))
         if progress in ready:
             data = os.read(progress, 4096)
             take(data)

@@ -1,0 +1,142 @@
+"""The wall clock stops code that waits, never code that computes slowly (README, Limits).
+
+Limits are CPU time; the wall-clock backstop is for code that sleeps or blocks. On a machine
+so busy that a sandbox gets a small share of a core, computing code passes its backstop too: it
+must then get more time, so that its verdict (a result, or the CPU-time limit) is the one a
+quiet machine gives. sandbox/backstop.py holds the rule; these tests hold it with a fake clock,
+in one process, and for a whole sandbox starved by its own control group.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import fixtures
+import nbformat
+import pytest
+
+from autograder import cgroups, grading, isolation, processes
+from autograder.rubric import exercise_for
+from autograder.sandbox import backstop, harness
+from autograder.sandbox.backstop import Backstop
+
+PARSE = exercise_for("01_parse_cron_field")
+
+
+class FakeStep:
+    """A clock and a CPU counter that the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now, self.cpu = 100.0, 5.0
+
+    def run(self, seconds: float, share: float) -> None:
+        self.now += seconds
+        self.cpu += seconds * share
+
+
+def test_a_waiting_step_is_stopped_at_its_first_deadline():
+    step = FakeStep()
+    watch = Backstop(10.0, lambda: step.cpu, clock=lambda: step.now)
+    step.run(9.9, 0.0)
+    assert not watch.passed(), "before the deadline nothing is stopped"
+    step.run(0.1, 0.0)
+    assert watch.passed()
+
+
+def test_a_step_that_keeps_computing_gets_more_time_up_to_the_ceiling():
+    step = FakeStep()
+    watch = Backstop(10.0, lambda: step.cpu, clock=lambda: step.now)
+    share = backstop.COMPUTING_SHARE * 1.2  # a loop on a machine with many busy cores
+    extended = 0
+    while not watch.passed():
+        assert watch.left() > 0
+        step.run(watch.left(), share)
+        extended += 1
+        assert extended < 100
+    assert step.now - 100.0 == pytest.approx(10.0 * backstop.CEILING)
+    assert extended > 2, "it was looked at several times, half a backstop apart"
+
+
+def test_a_step_that_stops_computing_is_stopped_at_the_next_look():
+    step = FakeStep()
+    watch = Backstop(10.0, lambda: step.cpu, clock=lambda: step.now)
+    step.run(10.0, 0.5)
+    assert not watch.passed(), "it computed: a later deadline"
+    assert watch.left() == pytest.approx(5.0)
+    step.run(5.0, backstop.COMPUTING_SHARE * 0.5)  # now it waits on a lock
+    assert watch.passed()
+
+
+def test_a_step_whose_cpu_cannot_be_read_is_stopped_at_its_first_deadline():
+    step = FakeStep()
+    watch = Backstop(10.0, lambda: None, clock=lambda: step.now)
+    step.run(10.0, 1.0)
+    assert watch.passed()
+
+
+def test_process_cpu_and_tree_cpu_count_a_busy_child():
+    child = subprocess.Popen([sys.executable, "-c",
+                              "import time\nend = time.process_time() + 0.5\n"
+                              "while time.process_time() < end: pass\ntime.sleep(60)"])
+    try:
+        deadline = time.monotonic() + 60
+        while (backstop.process_cpu(child.pid) or 0.0) < 0.4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        own = backstop.process_cpu(child.pid)
+        assert own is not None and own >= 0.4
+        tree = processes.tree_cpu(os.getpid())
+        assert tree is not None and tree >= own, "the test process's tree holds the child"
+    finally:
+        child.kill()
+        child.wait()
+    assert backstop.process_cpu(child.pid) is None, "a process that is gone"
+    assert processes.tree_cpu(child.pid) is None
+
+
+def test_in_one_process_a_sleep_is_stopped_and_a_slow_loop_is_not(monkeypatch):
+    monkeypatch.setattr(harness, "WALL_FACTOR", 0.0)
+    monkeypatch.setattr(harness, "WALL_SLACK", 0.3)  # the backstop: 0.3 s of wall clock
+    started = time.monotonic()
+    with pytest.raises(harness.StepTimeout):
+        with harness.time_limit(5.0):
+            time.sleep(30)
+    assert time.monotonic() - started < 20
+
+    monkeypatch.setattr(backstop, "CEILING", 1000.0)
+    with harness.time_limit(5.0):  # 1 s of CPU: past the backstop on any machine
+        end = time.process_time() + 1.0
+        while time.process_time() < end:
+            pass
+
+
+def _cpu_quota_works() -> bool:
+    group = cgroups.Cgroup(2**30, 64, cpus=0.5)
+    try:
+        return any(folder.parent.name == "cpu" or (folder / "cpu.max").is_file()
+                   for folder in group.folders)
+    finally:
+        group.remove()
+
+
+@pytest.mark.skipif(not _cpu_quota_works(),
+                    reason="needs root and a cgroup cpu controller to starve one sandbox")
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_an_endless_loop_starved_of_cpu_reaches_its_cpu_limit_not_the_wall_clock(tmp_path,
+                                                                                   mode):
+    """A sandbox capped at 7% of a core stands for one on a machine busy with 14 other loops.
+    Its 2 s of CPU take about 29 s of wall clock, past the notebook's backstop (24 s) and the
+    hidden test's (18 s): the report must still say the CPU-time limit stopped it."""
+    if mode == "bwrap" and not isolation.bwrap_works():
+        pytest.skip("bubblewrap (Debian package bubblewrap) is not available")
+    assert grading.prepare((PARSE,)) == []
+    path = tmp_path / f"{PARSE.notebook}.ipynb"
+    nbformat.write(fixtures.submission_for(PARSE, "hostile/loop_in_function"), path)
+    options = grading.Options(isolation=isolation.Isolation(mode), time_limit=2.0, cpus=0.07)
+    result = grading.grade_notebook(path, options)
+    assert result.score == 0
+    assert any("CPU time limit of 2 s" in problem for problem in result.problems), \
+        result.problems
+    assert not any("of waiting" in problem for problem in result.problems), result.problems
