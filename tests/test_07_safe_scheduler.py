@@ -1,4 +1,4 @@
-"""Notebook 07 (safe scheduler): the corpus keeps the bugs the issue names (tests/test_exercises.py
+"""Notebook 07 (safe scheduler): the corpus keeps the bugs the issue names (tests/test_fairness.py
 grades it), the notebook's backoff_delays is notebook 05's, the run key and
 catch_up agree with independent oracles, the notebook's APScheduler settings behave as promised
 in a real scheduler, and the replayed day behind the timeline figure is the one described."""

@@ -1,5 +1,7 @@
 """Fair scoring of rejections (scoring.REJECTION_GATE): an answer that only raises earns nothing
-on any notebook, and one honest bug loses only the cases whose answer it changes.
+on any notebook, and one honest bug loses points on the item it names, and only the cases whose
+answer it changes. Each wrong-solution corpus entry is graded once here, in this process
+(tests/test_grader_corpus.py grades the corpus once more, through the sandboxed command line).
 
 A rejection case (the reference raises) that a submission gets right still earns nothing when
 too few of the item's valid cases are right: such a verdict is `gated`. A wrong-solution corpus
@@ -10,13 +12,14 @@ case it fails, it fails because its own outcome differs from the reference's.
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import fixtures
 import pytest
 
 from autograder.rubric import EXERCISES, Exercise
-from autograder.scoring import REJECTION_GATE, Verdict, score
+from autograder.scoring import REJECTION_GATE, Verdict, item_points, score
 
 WRONG = Path(__file__).parent / "corpus" / "wrong"
 ENTRIES = fixtures.read_corpus(WRONG)
@@ -49,10 +52,38 @@ def test_an_answer_that_only_raises_scores_nothing(exercise):
     assert points == {item.grade_id: 0 for item in exercise.items}
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: f"{e.path.parent.name}/{e.name}")
+@cache
+def verdicts_of(path: Path) -> dict[str, list[Verdict]]:
+    """A corpus entry's verdicts per graded item, graded in this process once per run for
+    every test here that asks."""
+    entry = fixtures.read_corpus_entry(path)
+    return fixtures.verdicts_in_process(fixtures.corpus_submission(entry), entry.exercise)
+
+
+def label(entry: fixtures.CorpusEntry) -> str:
+    return f"{entry.path.parent.name}/{entry.name}"
+
+
+# A wrong solution's worker thread may die of the very bug a case catches (for example an
+# IntegrityError in check-then-insert, notebook 07); that is the student's error, not the test's.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+@pytest.mark.parametrize("entry", ENTRIES, ids=label)
+def test_each_wrong_solution_loses_points_on_its_item(entry):
+    """Points below the item's full marks, which the reference earns (tests/test_exercises.py),
+    on every item its `# loses:` line names."""
+    full = {item.grade_id: item.points for item in entry.exercise.items}
+    lost_on = [grade_id.strip() for grade_id in entry.header["loses"].split(",")]
+    assert set(lost_on) <= set(full), f"{entry.name}: `# loses: {lost_on}` names no item"
+    scores = {grade_id: item_points(found) for grade_id, found in verdicts_of(entry.path).items()}
+    for grade_id in lost_on:
+        assert scores[grade_id] < full[grade_id], (
+            f"{entry.name} ({entry.header.get('bug')}) kept every point of {grade_id}: {scores}")
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+@pytest.mark.parametrize("entry", ENTRIES, ids=label)
 def test_one_bug_loses_only_the_cases_its_bug_changes(entry):
-    exercise = entry.exercise
-    verdicts = fixtures.verdicts_in_process(fixtures.corpus_submission(entry), exercise)
+    verdicts = verdicts_of(entry.path)
     lost = [v for found in verdicts.values() for v in found if not v.passed]
     assert lost, f"{entry.name}: the bug costs nothing ({entry.header.get('bug')})"
     gated = [v.case.name for v in lost if v.gated]
