@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from autograder import grading, isolation
 from autograder.reference import REPOSITORY
 from autograder.results import NotebookResult
 from autograder.rubric import exercise_for
+from autograder.sandbox.probes._capstone import TakeTurns
 
 NEXT_RUN = exercise_for("03_next_run")
 SLOW = REPOSITORY / "tests" / "corpus" / "slow" / "03_next_run" / "reparses_every_minute.py"
@@ -113,3 +115,58 @@ def test_a_race_comes_out_the_same_on_every_run(tmp_path):
     assert failed[0] == failed[1] == failed[2], failed
     assert all(any(race in name for name in failed[0]) for race in RACES), failed[0]
     assert runs[0].score == runs[1].score == runs[2].score
+
+
+def _queued(gate, count: int) -> None:
+    deadline = time.monotonic() + 60
+    while len(gate.queue) < count:
+        assert time.monotonic() < deadline, "a racer never reached the gate"
+        time.sleep(0.001)
+
+
+def test_fetches_that_duplicates_make_go_one_at_a_time_in_the_order_they_came():
+    """The race probes hold fetches with TakeTurns instead of the notebook's gate, which lets
+    every held fetch go after 2 s at once: what duplicates then did to each other depended on
+    the machine's load (a duplicate_runs_twice entry lost a case beside busy processes, about
+    one run in twenty)."""
+    gate = TakeTurns(3)
+    lock, running, most, order = threading.Lock(), [], [0], []
+
+    def duplicate(number: int) -> None:
+        gate.wait(2.0)
+        with lock:
+            running.append(number)
+            most[0] = max(most[0], len(running))
+        time.sleep(0.05)  # its work: the others must not start meanwhile
+        with lock:
+            running.remove(number)
+            order.append(number)
+        gate.returned()
+
+    threads = []
+    for number in range(3):
+        threads.append(threading.Thread(target=duplicate, args=(number,)))
+        threads[-1].start()
+        if number < 2:
+            _queued(gate, number + 1)
+    for thread in threads:
+        thread.join(60)
+    assert order == [0, 1, 2] and most[0] == 1
+
+
+def test_the_winners_fetch_waits_until_the_other_triggers_have_returned():
+    gate = TakeTurns(3)
+    went = threading.Event()
+
+    def winner() -> None:
+        gate.wait(2.0)
+        went.set()
+
+    thread = threading.Thread(target=winner)
+    thread.start()
+    _queued(gate, 1)
+    gate.returned()  # the first duplicate trigger returned
+    assert not went.wait(0.2), "one of two other triggers has returned: still held"
+    gate.set()  # the probe opens the gate when the others have returned
+    assert went.wait(60)
+    thread.join(60)

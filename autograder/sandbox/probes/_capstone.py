@@ -236,6 +236,59 @@ class LookTogether:
                 self.condition.wait_for(lambda: self.arrived >= self.racers, timeout=RACE_WAIT)
 
 
+RACE_STALL = 20.0  # seconds a held fetch waits without any racer moving before it goes anyway
+
+
+class TakeTurns:
+    """Stands in for the notebook's `QuoteSource.gate` in a race, so that no fetch is let go by
+    the clock. A fetch waits until `set` (the other racers have returned). When every racer
+    that has not returned waits at a fetch (code that runs the work a second time), the one
+    that came first goes on alone, and the next only once that one's `run_job` has returned
+    (`returned`). The notebook's own gate lets every held fetch go after 2 s, all at once,
+    and what the duplicates then do to each other would depend on the machine's load."""
+
+    def __init__(self, racers: int) -> None:
+        self.racers = racers
+        self.finished = 0
+        self.opened = False
+        self.queue: list[int] = []
+        self.turn: int | None = None
+        self.condition = threading.Condition()
+
+    def set(self) -> None:
+        with self.condition:
+            self.opened = True
+            self.condition.notify_all()
+
+    def is_set(self) -> bool:
+        return self.opened
+
+    def returned(self) -> None:
+        """One racer's run_job has returned (or raised)."""
+        with self.condition:
+            self.finished += 1
+            if self.turn == threading.get_ident():
+                self.turn = None
+            self.condition.notify_all()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        me = threading.get_ident()
+        with self.condition:
+            self.queue.append(me)
+            self.condition.notify_all()
+            try:
+                while not self.opened and self.turn != me:
+                    if self.turn is None and self.queue[0] == me \
+                            and len(self.queue) + self.finished >= self.racers:
+                        self.turn = me
+                        break
+                    if not self.condition.wait(RACE_STALL):
+                        break  # a racer is stuck elsewhere: the case's limits end it
+            finally:
+                self.queue.remove(me)
+            return True
+
+
 class _RacingConnection:
     """A connection that reports its first statement to a `LookTogether`; anything else is the
     connection's own."""

@@ -13,6 +13,7 @@ from ._capstone import (
     KEY_PATTERN,
     UTC,
     LookTogether,
+    TakeTurns,
     World,
     artifacts_check,
     count,
@@ -83,12 +84,13 @@ def proofs_stale_worker(namespace: dict, disk_full_on_waking: bool, observe: lis
 def proofs_fire_together(namespace: dict, workers: int, observe: list) -> dict:
     """The student's fire_together on a fresh database. The winner's fetch is held until the
     other triggers have returned, so each of them meets a RUNNING row: the race is real, and
-    the UNIQUE constraint alone decides its outcome."""
+    the UNIQUE constraint alone decides its outcome. Fetches that duplicates make go one at
+    a time (TakeTurns), never by the clock."""
     fire_together = lookup(namespace, "fire_together")
     real_run_job = lookup(namespace, "run_job")
     with scratch() as folder:
         world = World(namespace, folder)
-        world.source.gate = threading.Event()
+        gate = world.source.gate = TakeTurns(workers)
         returned = []
         lock = threading.Lock()
 
@@ -99,7 +101,8 @@ def proofs_fire_together(namespace: dict, workers: int, observe: list) -> dict:
                 with lock:
                     returned.append(1)
                     if len(returned) >= workers - 1:
-                        world.source.gate.set()
+                        gate.set()
+                gate.returned()
 
         race = LookTogether(workers)
         real_connect = lookup(namespace, "connect")
