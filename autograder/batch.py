@@ -320,7 +320,7 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
         return summary
     pool.shutdown(wait=True)
     write_outputs(out, found, results, policy or deadlines.Policy(), overrides or {}, summary)
-    shard_module.write_manifest(out, shard, {e.notebook: fingerprint(options, e)
+    shard_module.write_manifest(out, shard, {e.notebook: graders.get(e) or fingerprint(options, e)
                                              for e in found.exercises}, found.students)
     summary.not_graded = [f"{s.file or s.student}: {s.reason}"
                           for s in found.skipped + found.flagged]

@@ -7,8 +7,10 @@ run stores them in a folder (`grade-batch`: DIR/.expected/; `grade --expected DI
 Gradescope bundle ships them), one file per exercise named by that fingerprint
 (`batch.files_digest`), and a later run whose fingerprint matches reads them back instead
 and says so. A file that is damaged, or not in the shape the harness produces, is ignored and
-the answers are computed again. The checks `grading.prepare` makes on the reference (known
-probes, no unexpected exception) run on stored answers too.
+the answers are computed again. Answers are stored only when `grading.prepare`'s checks on the
+reference (known probes, no unexpected exception, grade cells that run their own tests) found
+nothing; the fingerprint covers every file those checks read, so stored answers are used
+without making them again.
 """
 
 from __future__ import annotations
@@ -65,9 +67,11 @@ def prepare(exercises: tuple[Exercise, ...], folder: Path | None,
         if reused:
             say(f"expected values for {exercise.notebook} reused from {folder} (same "
                 "fingerprint)")
+            grading.prepared_from_store(exercise)
+            continue
         found = grading.prepare((exercise,))
         problems += found
-        if folder is not None and not reused and not found:
+        if folder is not None and not found:
             try:
                 save(folder, exercise)
             except OSError:
