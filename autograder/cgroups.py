@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from . import escape
-from .isolation import say_once
+from .setup_log import say_once
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +30,7 @@ class Cgroup:
         self.folders: list[Path] = []
         name = f"autograder-{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}"
         if os.geteuid() != 0:
-            say_once(logging.INFO, "cgroups: not root, so no control group per notebook: "
+            say_once(log, logging.INFO, "cgroups: not root, so no control group per notebook: "
                       "only the per-process rlimits apply (memory, CPU time, file size)")
             return
         root = CGROUP_ROOT
@@ -45,7 +45,7 @@ class Cgroup:
                                                 "memory.swap.max": 0, "pids.max": processes}
                 if "cpu" in enabled:
                     limits.update({"cpu.max": f"{quota} {period}", "cpu.weight": 100})
-                say_once(logging.INFO, f"cgroups: v2 at {v2}, controllers enabled: "
+                say_once(log, logging.INFO, f"cgroups: v2 at {v2}, controllers enabled: "
                           f"{' '.join(sorted(enabled))}; each notebook's group sets "
                           f"{', '.join(limits)}")
                 self._make(v2 / name, limits)
@@ -60,10 +60,10 @@ class Cgroup:
                     self._make(root / "cpu" / name,
                                {"cpu.cfs_period_us": period, "cpu.cfs_quota_us": quota,
                                 "cpu.shares": 1024})
-                say_once(logging.INFO, "cgroups: v1, a group per notebook in the "
+                say_once(log, logging.INFO, "cgroups: v1, a group per notebook in the "
                           f"{', '.join(hierarchies)} hierarchies")
             else:
-                say_once(logging.WARNING, f"cgroups: none usable: {controllers} enables "
+                say_once(log, logging.WARNING, f"cgroups: none usable: {controllers} enables "
                           f"{' '.join(sorted(enabled)) or 'no controller'} (memory and pids "
                           "are needed) and there is no v1 memory hierarchy; only the "
                           "per-process rlimits apply")
@@ -71,7 +71,7 @@ class Cgroup:
             # Said once per place and cause, not once per notebook (each group has its own name).
             where = f" in {Path(error.filename).parent}" if error.filename else ""
             why = escape.one_line(error.strerror or error, 300)
-            say_once(logging.WARNING, f"cgroups: a control group could not be set up{where} "
+            say_once(log, logging.WARNING, f"cgroups: a control group could not be set up{where} "
                       f"({type(error).__name__}: {why}); notebooks graded without one get only "
                       "the per-process rlimits")
             self.remove()
@@ -97,7 +97,7 @@ class Cgroup:
             if (folder / key).exists():
                 (folder / key).write_text(str(value))
             else:
-                say_once(logging.DEBUG, f"cgroups: {folder.parent} has no {key}, so that "
+                say_once(log, logging.DEBUG, f"cgroups: {folder.parent} has no {key}, so that "
                           "limit is not set")
 
     def wrap(self, command: list[str]) -> list[str]:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import escape, seccomp
+from .setup_log import say_once
 
 if TYPE_CHECKING:
     from .runner import Limits
@@ -60,19 +61,7 @@ from sandbox.worker import main
 sys.exit(main(sys.argv))
 """
 
-# What the sandbox could and could not set up, for `--verbose` (nothing is shown without it).
-# Facts that are the same for every notebook are said once per process (`say_once`).
-log = logging.getLogger(__name__)
-_said: set[str] = set()
-_said_lock = threading.Lock()
-
-
-def say_once(level: int, message: str, logger: logging.Logger = log) -> None:
-    with _said_lock:
-        if message in _said:
-            return
-        _said.add(message)
-    logger.log(level, "%s", message)
+log = logging.getLogger(__name__)  # what the sandbox could set up (setup_log.py)
 
 
 ENVIRONMENT = {
@@ -118,7 +107,7 @@ def _namespace_flags() -> list[str]:
     if os.geteuid() == 0:
         # As root no user namespace is needed, so the worker can still drop to its own uid;
         # the seccomp filter (seccomp.py) refuses new namespaces of every kind inside.
-        say_once(logging.INFO, "bubblewrap options: running as root, so no user namespace "
+        say_once(log, logging.INFO, "bubblewrap options: running as root, so no user namespace "
                   "(each notebook drops to a uid of its own; the seccomp filter refuses new "
                   "namespaces inside)")
         return ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
@@ -126,11 +115,11 @@ def _namespace_flags() -> list[str]:
     flags = ["--unshare-all", "--die-with-parent", "--new-session"]
     if _bwrap_supports("--disable-userns"):  # bubblewrap 0.8 and later
         flags.append("--disable-userns")
-        say_once(logging.INFO, "bubblewrap options: --disable-userns, so notebook code "
+        say_once(log, logging.INFO, "bubblewrap options: --disable-userns, so notebook code "
                   "cannot create user namespaces")
     else:
-        say_once(logging.INFO, "bubblewrap options: this bwrap has no --disable-userns (0.8 and "
-                  "later have it); only the seccomp filter refuses new user namespaces")
+        say_once(log, logging.INFO, "bubblewrap options: this bwrap has no --disable-userns "
+                 "(0.8 and later have it); only the seccomp filter refuses new user namespaces")
     return flags
 
 
@@ -259,11 +248,11 @@ def seccomp_pipe() -> int | None:
     """A pipe holding the sandbox's seccomp filter for bwrap to read, or None (unknown machine)."""
     program = seccomp.program()
     if program is None:
-        say_once(logging.WARNING, f"seccomp: no filter for this machine "
+        say_once(log, logging.WARNING, f"seccomp: no filter for this machine "
                   f"({escape.one_line(platform.machine(), 40)}; only x86-64 and AArch64 are "
                   "described), so bubblewrap runs notebooks without one")
         return None
-    say_once(logging.INFO, f"seccomp: a filter of {len(program) // 8} instructions goes to "
+    say_once(log, logging.INFO, f"seccomp: a filter of {len(program) // 8} instructions goes to "
               "bubblewrap (--seccomp): no new namespaces, ptrace, mounts, bpf, keyrings or "
               "io_uring inside")
     read_end, write_end = os.pipe()  # a few hundred bytes: the pipe's buffer holds them

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -44,6 +46,21 @@ class Grades:
 
     def score(self, student: str, notebook: str) -> float:
         return self.rows[(student, notebook)][0]
+
+
+def environment_with(folder: Path, bwrap: str | None = None) -> dict[str, str]:
+    """An environment whose PATH finds only the grader's tools (python3, sh, env, this
+    Python) and, as `bwrap`, the script `bwrap` or no bubblewrap at all."""
+    tools = folder / "tools"
+    tools.mkdir()
+    for name in ("python3", "sh", "env"):
+        found = shutil.which(name)
+        if found:
+            (tools / name).symlink_to(found)
+    if bwrap is not None:
+        (tools / "bwrap").write_text(bwrap)
+        (tools / "bwrap").chmod(0o755)
+    return {**os.environ, "PATH": f"{tools}:{Path(sys.executable).parent}"}
 
 
 def grade_batch(submitted: Path, out: Path, *options: str, timeout: float = 600,

@@ -9,14 +9,12 @@ made here by hiding `bwrap` from the grader's PATH, as on a machine that does no
 from __future__ import annotations
 
 import os
-import shutil
-import sys
 from pathlib import Path
 
 import fixtures
 import nbformat
 import pytest
-from grader_cli import Grades, grade_batch
+from grader_cli import Grades, environment_with, grade_batch
 
 from autograder import grading, isolation
 from autograder.reference import is_answer_cell, nbgrader_meta
@@ -57,17 +55,6 @@ def student_style(exercise) -> nbformat.NotebookNode:
     return fixtures.build_submission(exercise, answers)
 
 
-def without_bwrap(tmp_path: Path) -> dict[str, str]:
-    """An environment whose PATH finds the grader's tools but no `bwrap`."""
-    tools = tmp_path / "path-without-bwrap"
-    tools.mkdir()
-    for name in ("python3", "sh", "env"):
-        found = shutil.which(name)
-        if found:
-            (tools / name).symlink_to(found)
-    return {**os.environ, "PATH": f"{tools}:{Path(sys.executable).parent}"}
-
-
 @pytest.fixture(scope="module")
 def scores_by_mode(tmp_path_factory) -> dict[str, Grades]:
     folder = tmp_path_factory.mktemp("modes")
@@ -77,7 +64,7 @@ def scores_by_mode(tmp_path_factory) -> dict[str, Grades]:
         fixtures.place(submitted, "student_style", exercise, student_style(exercise))
     found = {}
     modes = {"bubblewrap": (["--sandbox=required"], None),
-             "fallback": (["--sandbox=auto"], without_bwrap(folder)),
+             "fallback": (["--sandbox=auto"], environment_with(folder)),
              "off": (["--sandbox=off"], None)}
     for mode, (options, env) in modes.items():
         if mode == "bubblewrap" and not isolation.bwrap_works():

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from grader_cli import environment_with
 
-from autograder import cgroups, cli, isolation, processes, seccomp
+from autograder import cgroups, cli, isolation, processes, seccomp, setup_log
 
 pytestmark = pytest.mark.fast
 
@@ -31,23 +31,9 @@ exit 7
 @pytest.fixture
 def said(monkeypatch, caplog) -> pytest.LogCaptureFixture:
     """caplog at DEBUG for the grader's loggers, with the runner's say-once memory empty."""
-    monkeypatch.setattr(isolation, "_said", set())
+    monkeypatch.setattr(setup_log, "_said", set())
     caplog.set_level(logging.DEBUG, logger="autograder")
     return caplog
-
-
-def _path_with(tmp_path: Path, bwrap: str | None) -> dict[str, str]:
-    """An environment whose PATH finds the grader's tools and, as `bwrap`, this script or none."""
-    tools = tmp_path / "tools"
-    tools.mkdir()
-    for name in ("python3", "sh", "env"):
-        found = shutil.which(name)
-        if found:
-            (tools / name).symlink_to(found)
-    if bwrap is not None:
-        (tools / "bwrap").write_text(bwrap)
-        (tools / "bwrap").chmod(0o755)
-    return {**os.environ, "PATH": f"{tools}:{Path(sys.executable).parent}"}
 
 
 def _grade(tmp_path: Path, env: dict[str, str], *options: str) -> subprocess.CompletedProcess:
@@ -64,14 +50,14 @@ def _verbose_lines(stderr: str) -> list[str]:
 
 
 def test_verbose_says_that_bwrap_is_not_on_path_and_plain_processes_are_used(tmp_path):
-    done = _grade(tmp_path, _path_with(tmp_path, None), "-v")
+    done = _grade(tmp_path, environment_with(tmp_path, None), "-v")
     lines = _verbose_lines(done.stderr)
     assert any("bubblewrap: no bwrap on PATH" in line for line in lines), done.stderr
     assert any("sandbox: unisolated worker processes" in line for line in lines), done.stderr
 
 
 def test_verbose_shows_why_a_bwrap_that_fails_was_not_used(tmp_path):
-    done = _grade(tmp_path, _path_with(tmp_path, FAILING_BWRAP), "--verbose")
+    done = _grade(tmp_path, environment_with(tmp_path, FAILING_BWRAP), "--verbose")
     failure = [line for line in _verbose_lines(done.stderr) if "fails here" in line]
     assert len(failure) == 1, done.stderr
     assert "exit status 7" in failure[0]
@@ -93,7 +79,7 @@ def test_grade_batch_takes_verbose_too(tmp_path):
 
 @pytest.mark.parametrize("bwrap", [None, FAILING_BWRAP], ids=["hidden", "failing"])
 def test_without_verbose_nothing_new_is_printed(tmp_path, bwrap):
-    env = _path_with(tmp_path, bwrap)
+    env = environment_with(tmp_path, bwrap)
     quiet = _grade(tmp_path, env)
     assert _verbose_lines(quiet.stderr) == [], quiet.stderr
     assert not any(word in quiet.stderr for word in ("bubblewrap:", "seccomp:", "cgroups:",
