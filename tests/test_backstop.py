@@ -20,6 +20,7 @@ import nbformat
 import pytest
 
 from autograder import cgroups, grading, isolation, processes
+from autograder.results import NotebookResult
 from autograder.rubric import exercise_for
 from autograder.sandbox import backstop, harness
 from autograder.sandbox.backstop import Backstop
@@ -122,27 +123,74 @@ def _cpu_quota_works() -> bool:
         group.remove()
 
 
-@pytest.mark.skipif(not _cpu_quota_works(),
-                    reason="needs root and a cgroup cpu controller to starve one sandbox")
-def test_an_endless_loop_starved_of_cpu_reaches_its_cpu_limit_not_the_wall_clock(tmp_path):
-    """A sandbox capped at 7% of a core stands for one on a machine busy with 14 other loops.
-    Its 2 s of CPU take about 29 s of wall clock, past the notebook's backstop (24 s) and the
-    hidden test's (18 s): the report must still say the CPU-time limit stopped it, with
-    bubblewrap and without (both graded at once: starved sandboxes leave the CPU idle)."""
+SLOW_FIRST_CALL = """
+import time as _time
+_first_call = [True]
+_honest = parse_cron_field
+
+
+def parse_cron_field(field, low, high):
+    if _first_call.pop() if _first_call else False:  # slow once: 3.5 s of its 5 s of CPU
+        end = _time.process_time() + 3.5
+        while _time.process_time() < end:
+            pass
+    return _honest(field, low, high)
+"""
+STARVED = 0.1  # of a core: a sandbox on a machine where ten loops share each core
+
+
+@pytest.fixture(scope="module")
+def starved(tmp_path_factory) -> dict[str, NotebookResult]:
+    """Notebooks graded in sandboxes capped at 7-10% of a core, all at once (starved
+    sandboxes leave the CPU idle): an endless loop and a slow honest answer, with bubblewrap
+    and without."""
+    if not _cpu_quota_works():
+        pytest.skip("needs root and a cgroup cpu controller to starve one sandbox")
+    folder = tmp_path_factory.mktemp("starved")
     modes = ["bwrap", "none"] if isolation.bwrap_works() else ["none"]
     assert grading.prepare((PARSE,)) == []
-    path = tmp_path / f"{PARSE.notebook}.ipynb"
-    nbformat.write(fixtures.submission_for(PARSE, "hostile/loop_in_function"), path)
+    answer = fixtures.reference_answers(PARSE)["answer_parse_cron_field"]
+    made = {"loop": fixtures.submission_for(PARSE, "hostile/loop_in_function"),
+            "slow": fixtures.build_submission(PARSE, {"answer_parse_cron_field":
+                                                      answer + "\n" + SLOW_FIRST_CALL})}
+    jobs = {}
+    for kind, notebook in made.items():
+        (folder / kind).mkdir()
+        path = folder / kind / f"{PARSE.notebook}.ipynb"
+        nbformat.write(notebook, path)
+        for mode in modes:
+            limits = {"time_limit": 2.0, "cpus": 0.07} if kind == "loop" else {"cpus": STARVED}
+            jobs[f"{kind}-{mode}"] = (path, grading.Options(isolation=isolation.Isolation(mode),
+                                                            **limits))
 
-    def starved(mode: str):
-        options = grading.Options(isolation=isolation.Isolation(mode), time_limit=2.0, cpus=0.07)
-        return mode, grading.grade_notebook(path, options)
+    def grade(name: str) -> tuple[str, NotebookResult]:
+        path, options = jobs[name]
+        return name, grading.grade_notebook(path, options)
 
-    with ThreadPoolExecutor(len(modes)) as pool:
-        results = dict(pool.map(starved, modes))
-    for mode, result in results.items():
-        assert result.score == 0, mode
+    with ThreadPoolExecutor(len(jobs)) as pool:
+        return dict(pool.map(grade, jobs))
+
+
+def test_an_endless_loop_starved_of_cpu_reaches_its_cpu_limit_not_the_wall_clock(starved):
+    """Capped at 7% of a core, the loop's 2 s of CPU take about 29 s of wall clock, past the
+    notebook's backstop (24 s) and the hidden test's (18 s): the report must still say the
+    CPU-time limit stopped it."""
+    loops = {name: result for name, result in starved.items() if name.startswith("loop")}
+    assert loops
+    for name, result in loops.items():
+        assert result.score == 0, name
         assert any("CPU time limit of 2 s" in problem for problem in result.problems), \
-            (mode, result.problems)
+            (name, result.problems)
         assert not any("of waiting" in problem for problem in result.problems), \
-            (mode, result.problems)
+            (name, result.problems)
+
+
+def test_a_slow_honest_answer_starved_of_cpu_earns_every_point(starved):
+    """One hidden test takes 3.5 s of its 5 s of CPU: about 35 s of wall clock at a tenth of
+    a core, past that test's backstop (30 s). It computes all along, so it is not stopped,
+    and the notebook earns what it earns on a quiet machine: every point."""
+    slow = {name: result for name, result in starved.items() if name.startswith("slow")}
+    assert slow
+    for name, result in slow.items():
+        assert (result.score, result.timed_out, result.problems) == (PARSE.max_score, False, []), \
+            (name, [t.output for item in result.items for t in item.tests if not t.passed])
