@@ -32,6 +32,7 @@ from typing import TextIO
 
 from . import classbook, deadlines, discovery, escape, grading, processes, report, suite
 from . import shard as shard_module
+from .filecache import PerChange
 from .notebook import MAX_NOTEBOOK_BYTES
 from .results import NotebookResult, not_graded
 from .rubric import Exercise, exercise_for
@@ -193,19 +194,14 @@ def files_digest(exercise: Exercise | None = None) -> str:
     return digest.hexdigest()
 
 
-_hashed: dict[tuple[Path, int, int, int], bytes] = {}
+_hashed = PerChange(lambda path: hashlib.sha256(path.read_bytes()).digest())
 
 
 def _content_hash(path: Path) -> bytes:
-    """sha256 of a file's bytes (b"<missing>" when it cannot be read), worked out again only
-    when the file's size, modification time or inode changed: a batch asks for the same files'
-    fingerprints many times."""
+    """sha256 of a file's bytes (b"<missing>" when it cannot be read), once per change of the
+    file: a batch asks for the same files' fingerprints many times."""
     try:
-        status = path.stat()
-        key = (path, status.st_mtime_ns, status.st_size, status.st_ino)
-        if key not in _hashed:
-            _hashed[key] = hashlib.sha256(path.read_bytes()).digest()
-        return _hashed[key]
+        return _hashed(path)
     except OSError:
         return b"<missing>"
 

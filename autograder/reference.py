@@ -14,6 +14,7 @@ from pathlib import Path
 
 import nbformat
 
+from .filecache import PerChange
 from .rubric import Exercise
 
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -36,18 +37,13 @@ def is_answer_cell(cell: dict) -> bool:
     return bool(meta.get("solution")) and not meta.get("grade")
 
 
-_read: dict[tuple[Path, int, int], nbformat.NotebookNode] = {}
+_read = PerChange(lambda path: nbformat.read(path, as_version=4))
 
 
 def source_notebook(exercise: Exercise) -> nbformat.NotebookNode:
     """The source notebook of `exercise`, read and validated once per change of the file (a
     copy: callers may change it)."""
-    path = SOLUTIONS / exercise.path
-    status = path.stat()
-    key = (path, status.st_mtime_ns, status.st_size)
-    if key not in _read:
-        _read[key] = nbformat.read(path, as_version=4)
-    return copy.deepcopy(_read[key])
+    return copy.deepcopy(_read(SOLUTIONS / exercise.path))
 
 
 @cache

@@ -11,6 +11,8 @@ import json
 
 import pytest
 from factories import answer_cell, grade_cell, markdown_cell, notebook, student_cell
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autograder import scoring
 from autograder.notebook import extract
@@ -43,6 +45,23 @@ def test_plain_is_type_strict():
     assert not plain.same(plain.to_plain(1), plain.to_plain(1.0))
     assert not plain.same(plain.to_plain([1, 2]), plain.to_plain((1, 2)))
     assert plain.same(plain.to_plain(0.1 + 0.2), plain.to_plain(0.3))
+
+
+PLAIN_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
+    | st.dictionaries(st.text(max_size=3) | st.integers(0, 3), inner, max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(PLAIN_VALUES, PLAIN_VALUES)
+def test_same_decides_as_the_type_strict_comparison_whatever_its_shortcut(expected, actual):
+    """`same` first compares in C (== and JSON text); its answer is the element-by-element
+    one's, tuples and integer keys included."""
+    slow = plain._same(expected, actual, 1e-9, 1e-12, 0)
+    assert plain.same(expected, actual) == slow
+    assert plain.same(expected, expected)
 
 
 def test_an_object_that_equals_everything_matches_nothing():

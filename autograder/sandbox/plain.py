@@ -9,6 +9,7 @@ student would write it in Python.
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import math
 
 MAX_DEPTH = 40
@@ -126,6 +127,14 @@ def same(expected: object, actual: object, rel_tol: float = 1e-9, abs_tol: float
 
     `actual` may be anything that came out of a sandbox; this never raises.
     """
+    try:
+        # The common case, checked in C: equal values (a list is never equal to a tuple, nor
+        # 1 to "1") whose JSON text is identical too (1, 1.0 and true differ in JSON).
+        if expected == actual and \
+                json.dumps(expected, allow_nan=False) == json.dumps(actual, allow_nan=False):
+            return True
+    except (RecursionError, TypeError, ValueError):
+        pass
     try:
         return _same(expected, actual, rel_tol, abs_tol, 0)
     except (RecursionError, TypeError, ValueError, KeyError):
