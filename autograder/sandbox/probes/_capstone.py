@@ -237,6 +237,10 @@ class LookTogether:
 
 
 RACE_STALL = 20.0  # seconds a held fetch waits without any racer moving before it goes anyway
+# Seconds a probe waits for all its racers to return: above any lock wait (RACE_BUSY_MS), so a
+# racer that a busy machine descheduled is waited for, and below the wall-clock backstop of a
+# race case (10 s of CPU: 50 s), which stops code that never returns.
+RACE_JOIN = 45.0
 
 
 class TakeTurns:

@@ -8,11 +8,14 @@ import hashlib
 import sqlite3
 import threading
 from datetime import timedelta
+from time import monotonic  # bound before notebook code runs
 from zoneinfo import ZoneInfo
 
 from . import lookup, probe
 from ._capstone import (
     BASE,
+    RACE_JOIN,
+    RACE_STALL,
     VARIANTS,
     LookTogether,
     World,
@@ -141,7 +144,7 @@ def runs_race(namespace: dict, workers: int) -> dict:
         def worker(index: int) -> None:
             db = patient(connect(world.path))
             try:
-                barrier.wait(timeout=5)
+                barrier.wait(timeout=RACE_STALL)
                 claim = acquire_run(race.connection(db), "k", BASE, 300.0,
                                     f"worker-{index + 1}")
                 action = claim.get("action") if type(claim) is dict else "not a dict"
@@ -155,8 +158,9 @@ def runs_race(namespace: dict, workers: int) -> dict:
         threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(workers)]
         for thread in threads:
             thread.start()
+        deadline = monotonic() + RACE_JOIN
         for thread in threads:
-            thread.join(timeout=10)
+            thread.join(timeout=max(0.0, deadline - monotonic()))
         try:
             return {"actions": sorted(str(a) for a in actions),
                     "runs rows": count(world.db, "runs"),
