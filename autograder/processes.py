@@ -10,10 +10,11 @@ import subprocess
 import threading
 from pathlib import Path
 
+from .sandbox.backstop import cpu_seconds, stat_fields
+
 live: set[subprocess.Popen] = set()
 live_lock = threading.Lock()
 stopping = threading.Event()
-_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 def stop_all() -> None:
@@ -56,12 +57,8 @@ def reap_orphans() -> int:
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit() or int(entry.name) in known:
                 continue
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            fields = stat.rsplit(")", 1)[-1].split()
-            if len(fields) > 1 and fields[1] == str(me):
+            fields = stat_fields(entry.name)
+            if fields is not None and len(fields) > 1 and fields[1] == str(me).encode():
                 pid = int(entry.name)
                 try:
                     os.kill(pid, signal.SIGKILL)
@@ -70,7 +67,6 @@ def reap_orphans() -> int:
                 except (ProcessLookupError, ChildProcessError, PermissionError):
                     pass
     return killed
-
 
 
 def tree_cpu(root: int) -> float | None:
@@ -85,12 +81,12 @@ def tree_cpu(root: int) -> float | None:
     for name in entries:
         if not name.isdigit():
             continue
+        fields = stat_fields(name)
         try:
-            with open(f"/proc/{name}/stat", "rb") as stat:
-                fields = stat.read().rsplit(b")", 1)[1].split()
-            parents[int(name)] = int(fields[1])
-            used[int(name)] = sum(int(value) for value in fields[11:15]) / _TICK
-        except (OSError, IndexError, ValueError):
+            if fields is not None:
+                parents[int(name)] = int(fields[1])
+                used[int(name)] = cpu_seconds(fields, children=True)
+        except (IndexError, ValueError):
             continue
     if root not in used:
         return None

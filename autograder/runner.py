@@ -199,7 +199,7 @@ def _pump(process: subprocess.Popen, payload: bytes, results_fd: int,
     try:
         while selector.get_map():
             now = time.monotonic()
-            if now >= backstop.deadline and backstop.passed():
+            if backstop.passed():
                 return True
             if exited_at is None and process.poll() is not None:
                 exited_at = now

@@ -107,6 +107,18 @@ def test_in_one_process_a_sleep_is_stopped_and_a_slow_loop_is_not(monkeypatch):
             time.sleep(30)
     assert time.monotonic() - started < 20
 
+    # Notebook code that makes the clock of CPU time race cannot make a sleep look busy: the
+    # harness bound time.process_time before any notebook code ran.
+    monkeypatch.setattr(time, "process_time", lambda: time.monotonic() * 100)
+    started = time.monotonic()
+    with pytest.raises(harness.StepTimeout):
+        with harness.time_limit(5.0):
+            time.sleep(30)
+    assert time.monotonic() - started < 20
+    monkeypatch.undo()
+    monkeypatch.setattr(harness, "WALL_FACTOR", 0.0)
+    monkeypatch.setattr(harness, "WALL_SLACK", 0.3)
+
     monkeypatch.setattr(backstop, "CEILING", 1000.0)
     with harness.time_limit(5.0):  # 1 s of CPU: past the backstop on any machine
         end = time.process_time() + 1.0

@@ -62,12 +62,27 @@ class Backstop:
         return False
 
 
-def process_cpu(pid: int) -> float | None:
-    """CPU seconds (user and system, all threads) of process `pid`, from /proc; None when it
-    cannot be read (no /proc, or the process is gone)."""
+def stat_fields(pid: int | str) -> list[bytes] | None:
+    """The fields of /proc/PID/stat after the command name (state, parent, ...: field 3 of
+    proc(5) is index 0), or None when it cannot be read (no /proc, or the process is gone)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as stat:
-            fields = stat.read().rsplit(b")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / _TICK
-    except (OSError, IndexError, ValueError):
+            return stat.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def cpu_seconds(fields: list[bytes], children: bool = False) -> float:
+    """User and system CPU seconds of all the process's threads in `stat_fields`, with those of
+    the children it has waited for when `children`."""
+    return sum(int(value) for value in fields[11:15 if children else 13]) / _TICK
+
+
+def process_cpu(pid: int) -> float | None:
+    """CPU seconds (user and system, all threads) of process `pid`, from /proc; None when it
+    cannot be read."""
+    fields = stat_fields(pid)
+    try:
+        return cpu_seconds(fields) if fields is not None else None
+    except (IndexError, ValueError):
         return None

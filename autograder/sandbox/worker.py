@@ -495,12 +495,12 @@ def _watch_server(pid: int, progress: int, cases: list[Case], start: int, send, 
         done, status, usage = wait4(pid, os.WNOHANG)
         if done == pid:
             break
-        left = state["backstop"].left()
-        if left <= 0 and state["backstop"].passed():
+        if state["backstop"].passed():
             kill(pid, signal.SIGKILL)
             _, status, usage = wait4(pid, 0)
             status = None
             break
+        left = state["backstop"].left()
         ready, _, _ = select.select([progress] + ([handle] if handle is not None else []),
                                     [], [], min(max(left, 0.01), 0.05 if handle is None else 1.0))
         if progress in ready:
