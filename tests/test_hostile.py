@@ -43,6 +43,7 @@ from grader_cli import GRADER, Grades, grade, place
 
 from autograder.reference import REPOSITORY, SOLUTIONS, is_answer_cell, nbgrader_meta
 from autograder.rubric import EXERCISES, Exercise, exercise_for
+from autograder.sandbox.backstop import stat_fields
 
 CORPUS = REPOSITORY / "tests" / "corpus"
 HOSTILE = CORPUS / "hostile"
@@ -50,6 +51,7 @@ LIMITS = ["--sandbox=required", "--jobs", "2", "--time-limit", "8", "--memory-li
 BATCH_BOUND = 900.0  # seconds: stops a hung batch; never a speed requirement (CPU limits are)
 CANARY_FILE = "hostile-canary-written"
 ORPHAN_NAME = "hostile-orphan"
+GRADER_MARK = b"\0autograder\0"  # in the command line of `python -m autograder ...`
 PORT = 47361  # network_access.py connects here
 ABSTRACT_SOCKET = "\0hostile-canary-socket"
 PARSE = exercise_for("01_parse_cron_field")
@@ -267,7 +269,28 @@ def _canary_files() -> set[str]:
     return found
 
 
+def _ancestors(pid: str) -> list[bytes]:
+    """The command lines of the processes above `pid`, nearest first (stops at one that is gone)."""
+    lines, seen = [], {pid}
+    while True:
+        fields = stat_fields(pid)
+        if fields is None or fields[1] in (b"0", b"1"):
+            return lines
+        pid = fields[1].decode()
+        if pid in seen:
+            return lines
+        seen.add(pid)
+        try:
+            lines.append(Path(f"/proc/{pid}/cmdline").read_bytes())
+        except OSError:
+            return lines
+
+
 def _marked_processes() -> list[str]:
+    """Processes named like the corpus's orphans that no running grader holds. Other test files
+    grade the same corpus at the same time (`pytest -n`); their orphans are still inside their own
+    grader's process tree, and that grader stops them. An orphan of this batch, whose grader has
+    exited, hangs from init or another subreaper and never under a grader."""
     marked = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -276,8 +299,11 @@ def _marked_processes() -> list[str]:
                 cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
             except OSError:
                 continue
-            if name == ORPHAN_NAME or ORPHAN_NAME.encode() in cmdline:
-                marked.append(f"pid {entry} ({name})")
+            if name != ORPHAN_NAME and ORPHAN_NAME.encode() not in cmdline:
+                continue
+            if any(GRADER_MARK in line or b"nbgrader" in line for line in _ancestors(entry)):
+                continue
+            marked.append(f"pid {entry} ({name})")
     return marked
 
 
