@@ -46,7 +46,6 @@ if os.path.isdir(os.path.join(c.CourseDirectory.root, "autograder")) and \
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (  # noqa: E402
-    CheckCellMetadata,
     ClearOutput,
     DeduplicateIds,
     IgnorePattern,
@@ -56,6 +55,7 @@ from nbgrader.preprocessors import (  # noqa: E402
 )
 
 from autograder.nbgrader_autograde import (  # noqa: E402
+    CheckMetadata,
     LatePenalties,
     SandboxedExporter,
     SandboxedGrading,
@@ -64,10 +64,10 @@ from autograder.nbgrader_autograde import (  # noqa: E402
 
 c.Autograde.exporter_class = SandboxedExporter
 c.Autograde.sanitize_preprocessors = [
-    ClearOutput, DeduplicateIds, OverwriteKernelspec, SanitizeCells, CheckCellMetadata]
+    ClearOutput, DeduplicateIds, OverwriteKernelspec, SanitizeCells, CheckMetadata]
 c.Autograde.autograde_preprocessors = [
     SandboxedGrading, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
-    LatePenalties, CheckCellMetadata]
+    LatePenalties, CheckMetadata]
 # c.SandboxedGrading.sandbox = "required"  # refuse to grade where bubblewrap does not work
 
 # Due dates (nbgrader's gradebook keeps them; a submission's timestamp.txt says when it came):

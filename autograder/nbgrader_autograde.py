@@ -18,6 +18,9 @@ replacements that make nbgrader's gradebook carry the scores of `python -m autog
   in `nbgrader_config.py` into the gradebook, then lets nbgrader's late-submission plugin
   (`c.AssignLatePenalties.plugin_class`) decide the penalty. `PercentPerDayLate` is one such
   plugin.
+- `CheckMetadata` replaces nbgrader's `CheckCellMetadata` in both chains: the same checks and
+  errors, with nbgrader's JSON schema compiled once instead of checked again for every cell
+  (a sixth of `nbgrader autograde`'s own time went to checking the schema itself).
 - `SandboxedExporter` is the converter's exporter: a notebook nbgrader cannot read or sanitize
   (not JSON, broken metadata) becomes an empty notebook, so its grade cells still get 0 points
   and a reason and the student's other notebooks are kept, instead of nbgrader removing the
@@ -29,19 +32,27 @@ from __future__ import annotations
 import math
 import os
 import threading
+import traceback
 import unicodedata
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import nbformat
 from nbconvert.exporters import NotebookExporter
 from nbformat.notebooknode import NotebookNode
 from nbgrader import utils
 from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.nbgraderformat import MetadataValidator
+from nbgrader.nbgraderformat import MetadataValidator, ValidationError
+from nbgrader.nbgraderformat.common import (
+    BaseMetadataValidator,
+    SchemaTooNewError,
+    SchemaTooOldError,
+)
 from nbgrader.plugins import LateSubmissionPlugin
 from nbgrader.preprocessors import (
     AssignLatePenalties,
+    CheckCellMetadata,
     ClearHiddenTests,
     NbGraderPreprocessor,
     OverwriteCells,
@@ -321,3 +332,50 @@ class SandboxedExporter(NotebookExporter):
             empty = nbformat.v4.new_notebook()
             empty.metadata[UNREADABLE] = why
             return self.from_notebook_node(empty, resources, **kw)
+
+
+class _CompiledSchema(BaseMetadataValidator):
+    """nbgrader's own check of one cell's metadata (schema version, then the JSON schema),
+    with the schema's validator built once per process. `jsonschema.validate`, which nbgrader
+    calls, checks the schema itself before every cell."""
+
+    _validators: dict[int, Any] = {}
+
+    def validate_cell(self, cell: NotebookNode) -> None:
+        if "nbgrader" not in cell.metadata:
+            return
+        meta = cell.metadata["nbgrader"]
+        version = meta.get("schema_version", 0)
+        if version < self.schema_version:
+            raise SchemaTooOldError(f"Outdated schema version: {version} (expected "
+                                    f"{self.schema_version})", version, self.schema_version)
+        if version > self.schema_version:
+            raise SchemaTooNewError(f"Schema version is too new: {version} (expected "
+                                    f"{self.schema_version})", version, self.schema_version)
+        validator = self._validators.get(self.schema_version)
+        if validator is None:
+            kind = jsonschema.validators.validator_for(self.schema)
+            kind.check_schema(self.schema)
+            validator = self._validators[self.schema_version] = kind(self.schema)
+        error = jsonschema.exceptions.best_match(validator.iter_errors(meta))
+        if error is not None:
+            raise error
+
+
+class CompiledMetadataValidator(MetadataValidator, _CompiledSchema):
+    """nbgrader's current `MetadataValidator` (its checks of grade ids, points and cell types
+    run unchanged) on top of `_CompiledSchema`."""
+
+
+class CheckMetadata(CheckCellMetadata):
+    """nbgrader's `CheckCellMetadata` with `CompiledMetadataValidator`: the same errors."""
+
+    def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
+        try:
+            CompiledMetadataValidator().validate_nb(nb)
+        except ValidationError:
+            self.log.error(traceback.format_exc())
+            message = "Notebook failed to validate; the nbgrader metadata may be corrupted."
+            self.log.error(message)
+            raise ValidationError(message) from None
+        return nb, resources

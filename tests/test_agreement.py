@@ -5,12 +5,18 @@ solutions/, submissions in submitted/<student>/<assignment>/, `nbgrader autograd
 repository's nbgrader_config.py (sandboxed), scores read from nbgrader's gradebook.
 
 One class holds the honest answers and the untouched stubs of every exercise, every entry of
-the wrong-solution corpus (student wrong-NN holds the NN-th entry of each exercise) and every
+the wrong-solution corpus (student wrong-NN holds the NN-th entry of each exercise; each must
+also lose points on the item its `# loses:` line names, in grade-batch's results.json) and every
 hostile submission of tests/test_hostile.py, one student each: corpus entries, damaged
 documents and tampered metadata, including the three cheats that once won under nbgrader
 (grader_imported_runs_reference, grader_judge_patched, grader_hook_faked). Both graders use
 the same limits (the rubric's; the hostile test's for hostile students, so their loops end
 sooner), and must agree exactly on every notebook nbgrader knows.
+
+The hostile students are graded here by nbgrader only: nbgrader must give each of them exactly
+what tests/test_hostile.py holds grade-batch to (the entry's `# max-points:`, or what its
+yardstick earns), so the two graders agree on them too, and the hostile corpus, the slowest part
+of the suite, is not graded by grade-batch a second time.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from pathlib import Path
 
 import fixtures
 import pytest
-from grader_cli import Grades, NbgraderRuns, grade_batch, nbgrader_course
+from grader_cli import Grades, NbgraderRuns, grade_batch, item_scores, nbgrader_course
 from test_hostile import Hostile, hostile_students
 
 from autograder.reference import REPOSITORY
@@ -76,13 +82,18 @@ def place_class(submitted: Path, hostile_ones: bool) -> None:
 
 
 @pytest.fixture(scope="module")
-def scores(tmp_path_factory) -> dict[tuple[str, str], tuple[float, float]]:
-    """(student, notebook) -> (nbgrader's score, grade-batch's score).
+def course(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("agreement-course")
+
+
+@pytest.fixture(scope="module")
+def scores(course) -> dict[tuple[str, str], tuple[float, float | None]]:
+    """(student, notebook) -> (nbgrader's score, grade-batch's score; None for the hostile
+    students, whom only nbgrader grades here).
 
     The hostile students are graded with the hostile test's limits (their loops end sooner),
     everyone else with the rubric's: a notebook stopped at its time limit earns what finished,
     which depends on the machine's speed, so both graders must see the same limits."""
-    course = tmp_path_factory.mktemp("agreement-course")
     submitted = nbgrader_course(course)
     for hostile_ones in (False, True):
         place_class(submitted, hostile_ones)
@@ -93,23 +104,21 @@ def scores(tmp_path_factory) -> dict[tuple[str, str], tuple[float, float]]:
                               f"--SandboxedGrading.memory_limit={HOSTILE_LIMITS[3]}"),
                 "[!h]*": ()},
         refused=tuple(s for s, entry in hostile().items() if not submits_the_notebook(entry)))
-    ours: dict[tuple[str, str], float] = {}
     try:
-        for hostile_ones, limits in ((False, ()), (True, HOSTILE_LIMITS)):
-            alone = course / ("class-hostile" if hostile_ones else "class-others")
-            place_class(alone, hostile_ones)
-            done = grade_batch(alone, course / f"batch-{alone.name}", "--sandbox=required",
-                               "--jobs", "2", *limits)
-            if done.returncode == 1 and "bubblewrap" in done.stderr:
-                pytest.skip(f"the sandbox is not available here: {done.stderr.strip()[-300:]}")
-            assert done.returncode == 0, done.stderr[-3000:]
-            ours.update({key: score for key, (score, _) in
-                         Grades.read(course / f"batch-{alone.name}").rows.items()})
+        others = course / "class-others"
+        place_class(others, hostile_ones=False)
+        done = grade_batch(others, course / "batch-others", "--sandbox=required", "--jobs", "2")
+        if done.returncode == 1 and "bubblewrap" in done.stderr:
+            pytest.skip(f"the sandbox is not available here: {done.stderr.strip()[-300:]}")
+        assert done.returncode == 0, done.stderr[-3000:]
+        ours = {key: score for key, (score, _) in
+                Grades.read(course / "batch-others").rows.items()}
     except BaseException:
         nbgrader.stop()
         raise
     theirs = nbgrader.scores()
-    return {key: (score, ours.get(key, 0.0)) for key, score in theirs.items()}
+    return {key: (score, None if key[0] in hostile() else ours.get(key, 0.0))
+            for key, score in theirs.items()}
 
 
 def submits_the_notebook(entry: Hostile) -> bool:
@@ -137,7 +146,10 @@ def test_nbgrader_and_grade_batch_agree(scores, student, exercise, kind):
     assert (student, exercise.notebook) in scores, \
         f"nbgrader recorded no score for {student}'s {exercise.notebook} ({kind})"
     theirs, ours = scores[(student, exercise.notebook)]
-    assert abs(theirs - ours) <= 0.01, (
+    if kind.startswith("hostile/"):  # a student's total, as tests/test_hostile.py counts it
+        theirs = sum(score for (who, _), (score, _) in scores.items() if who == student)
+        ours = may_earn(scores, hostile()[student])  # exactly what grade-batch earns for it
+    assert ours is not None and abs(theirs - ours) <= 0.01, (
         f"{exercise.notebook} ({kind}): nbgrader autograde gave {theirs}, grade-batch {ours}")
     if kind == "honest":
         assert theirs == exercise.max_score, "the reference answers earn every point"
@@ -147,18 +159,39 @@ def test_nbgrader_and_grade_batch_agree(scores, student, exercise, kind):
         assert theirs < exercise.max_score, f"{kind} should lose points"
 
 
+def wrong_cases() -> list:
+    return [pytest.param(student, exercise, kind, id=kind.removeprefix("wrong/"))
+            for student, kinds in wrong_rounds().items() for exercise, kind in kinds.items()]
+
+
+@pytest.mark.parametrize("student,exercise,kind", wrong_cases())
+def test_each_classic_bug_loses_points_on_its_item(scores, course, student, exercise, kind):
+    entry = fixtures.read_corpus_entry(REPOSITORY / "tests" / "corpus" / f"{kind}.py")
+    results = course / "batch-others" / "students" / student / exercise.assignment
+    earned = item_scores(results / "results.json", exercise)
+    for grade_id in entry.header["loses"].split(","):
+        item = next(i for i in exercise.items if i.grade_id == grade_id.strip())
+        assert earned[item.grade_id] < item.points, (
+            f"{kind} should lose points on {item.grade_id}: {earned}")
+
+
 @pytest.mark.parametrize("cheat", CHEATS)
 def test_the_cheats_that_won_under_nbgrader_earn_nothing(scores, cheat):
-    assert scores[(f"hostile-{cheat}", "01_parse_cron_field")] == (0.0, 0.0)
+    assert scores[(f"hostile-{cheat}", "01_parse_cron_field")][0] == 0.0
+
+
+def may_earn(scores, entry: Hostile) -> float:
+    """Exactly what a hostile entry earns: its `# max-points:`, or what its yardstick earns."""
+    if entry.twin:
+        return scores[(f"twin-{entry.name}", entry.exercise.notebook)][0]
+    assert entry.max_points is not None
+    return entry.max_points
 
 
 def test_hostile_submissions_earn_no_more_than_they_may(scores):
-    entries = hostile()
     too_much = {}
-    for student, entry in entries.items():
-        limit = entry.max_points
-        if entry.twin:
-            limit = scores[(f"twin-{entry.name}", entry.exercise.notebook)][0]
+    for student, entry in hostile().items():
+        limit = may_earn(scores, entry)
         earned = scores.get((student, entry.exercise.notebook), (0.0, 0.0))[0]
         if earned > limit:
             too_much[entry.name] = (earned, limit)

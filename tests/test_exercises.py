@@ -4,9 +4,9 @@ a wrong-solution corpus in tests/corpus/wrong/<notebook>/.
 
 Each corpus is graded once per run in each way: in this process by tests/test_fairness.py
 (each wrong solution loses points on the item its `# loses:` line names, and only the cases
-its bug changes), and through the sandboxed command line by tests/test_grader_corpus.py
-(wrong solutions, and the honest alternatives in tests/corpus/honest/<notebook>/, which earn
-full marks).
+its bug changes), and through the sandboxed command line: the wrong solutions by
+tests/test_agreement.py (with nbgrader's autograde beside it), the honest alternatives in
+tests/corpus/honest/<notebook>/ by tests/test_grader_corpus.py (they earn full marks).
 
 Adding an exercise adds its cases here without a line of test code (CONTRIBUTING.md); the
 tests/test_NN_*.py files keep only what is particular to one exercise (its oracles, its

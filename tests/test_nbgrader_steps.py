@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import copy
+
 import fixtures
 import nbformat
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from nbgrader import utils
+from nbgrader.nbgraderformat import MetadataValidator, ValidationError
 
 from autograder.nbgrader_autograde import (
+    CheckMetadata,
+    CompiledMetadataValidator,
     PercentPerDayLate,
     SandboxedGrading,
     cell_report,
@@ -141,3 +148,47 @@ def test_points_land_in_each_grade_cell_once_and_lost_cells_come_back():
     assert "problem" not in notebook.cells[3].outputs[0].text, "problems are shown once"
     assert "second copy" in notebook.cells[1].outputs[0].text
     assert "not graded" in notebook.cells[2].outputs[0].text
+
+
+# -- CheckMetadata: nbgrader's metadata check, its schema compiled once ---------------------
+
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2, 5), st.floats(allow_nan=False),
+                    st.text(max_size=4), st.lists(st.integers(0, 3), max_size=2),
+                    st.dictionaries(st.text(max_size=2), st.integers(), max_size=1))
+_KEYS = ("grade", "solution", "locked", "task", "grade_id", "points", "schema_version",
+         "cell_type")
+_METADATA = st.dictionaries(st.sampled_from(_KEYS), _VALUES).map(
+    lambda meta: {"grade": False, "solution": False, "locked": False, "grade_id": "cell",
+                  "schema_version": 3, **meta})
+
+
+def _outcome(validator: object, notebook: nbformat.NotebookNode) -> tuple[str, str]:
+    try:
+        validator.validate_nb(copy.deepcopy(notebook))  # type: ignore[attr-defined]
+    except Exception as error:  # noqa: BLE001 - compared, whatever it is
+        return type(error).__name__, str(error)
+    return "accepted", ""
+
+
+@settings(max_examples=300, deadline=None)
+@given(cells=st.lists(st.tuples(st.sampled_from(["code", "markdown"]), _METADATA),
+                      min_size=1, max_size=3))
+def test_check_metadata_decides_exactly_as_nbgrader_s_check(cells):
+    notebook = nbformat.v4.new_notebook()
+    for kind, meta in cells:
+        cell = nbformat.v4.new_code_cell("x = 1") if kind == "code" \
+            else nbformat.v4.new_markdown_cell("text")
+        cell.metadata["nbgrader"] = meta
+        notebook.cells.append(cell)
+    assert _outcome(CompiledMetadataValidator(), notebook) == \
+        _outcome(MetadataValidator(), notebook)
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.notebook)
+def test_check_metadata_passes_the_course_s_notebooks_and_refuses_corrupted_metadata(exercise):
+    notebook = source_notebook(exercise)
+    assert CheckMetadata().preprocess(notebook, {})[0] is notebook
+    graded = next(c for c in notebook.cells if nbgrader_meta(c).get("grade"))
+    graded.metadata["nbgrader"]["points"] = "all of them"
+    with pytest.raises(ValidationError, match="metadata may be corrupted"):
+        CheckMetadata().preprocess(notebook, {})
