@@ -11,7 +11,8 @@ under DIR/students/<student>/.results/ (in a file named by a hash, so no noteboo
 long for it) together with the hash of the notebook's bytes and a fingerprint of the grader
 (rubric, suites, probes, reference solutions, limits). A rerun reuses every saved result whose
 notebook and grader are unchanged, so an interrupted batch loses nothing it already graded.
-Notebooks are graded by a pool of threads, each of which drives one sandbox process at a time.
+Notebooks are graded by a pool of threads, each of which drives one sandbox process at a time,
+the exercises whose hidden tests cost most first (`grading.longest_first`).
 A failure while grading or writing one student's results is that student's error, with a
 reason in the gradebook; the batch goes on and grades.csv is always written.
 """
@@ -283,6 +284,7 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
             summary.unchanged += 1
     if todo:
         prepare(tuple(dict.fromkeys(s.exercise for s in todo)))
+        todo = [todo[index] for index in grading.longest_first([s.exercise for s in todo])]
     width = len(str(len(todo)))
     pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="grade")
     try:

@@ -23,6 +23,8 @@ from . import batch, grading, scoring, suite
 from .report import write_atomic
 from .rubric import Exercise
 
+COST_KEY = "reference_cpu_seconds"  # what the reference's hidden tests cost (grading.cost)
+
 
 def _path(folder: Path, exercise: Exercise) -> Path:
     return Path(folder) / f"{exercise.notebook}-{batch.files_digest(exercise)[:24]}.json"
@@ -49,12 +51,14 @@ def load(folder: Path, exercise: Exercise) -> bool:
         return False
     for grade_id, outcomes in stored.items():
         suite.use_stored(grade_id, outcomes)
+    grading.set_cost(exercise, data.get(COST_KEY, 0.0))
     return True
 
 
 def save(folder: Path, exercise: Exercise) -> None:
-    data = {item.grade_id: list(suite.expected_outcomes(item.grade_id))
-            for item in exercise.items}
+    data: dict[str, object] = {item.grade_id: list(suite.expected_outcomes(item.grade_id))
+                               for item in exercise.items}
+    data[COST_KEY] = round(grading.cost(exercise), 4)
     write_atomic(_path(folder, exercise), json.dumps(data, ensure_ascii=True) + "\n")
 
 

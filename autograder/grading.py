@@ -29,6 +29,9 @@ from .sandbox.probes import PROBES
 
 _READY: set[str] = set()  # grade_ids whose expected outcomes prepare() computed
 _BROKEN: dict[str, str] = {}  # notebook -> why its reference solution cannot be used
+# notebook -> seconds the reference took on its hidden tests (prepare() measures it, the store
+# of expected values keeps it): the costliest exercises are graded first (`longest_first`).
+_COST: dict[str, float] = {}
 
 
 class GraderError(Exception):
@@ -105,6 +108,7 @@ def prepare(exercises: tuple[Exercise, ...] = EXERCISES) -> list[str]:
     for exercise in exercises:
         if exercise.notebook in _BROKEN:
             continue
+        started = time.process_time()
         try:
             if not has_reference(exercise):
                 raise GraderError(f"the reference solution solutions/{exercise.path} is missing")
@@ -116,7 +120,26 @@ def prepare(exercises: tuple[Exercise, ...] = EXERCISES) -> list[str]:
             problems.append(str(error))
             continue
         _READY.update(item.grade_id for item in exercise.items)
+        _COST[exercise.notebook] = time.process_time() - started
     return problems
+
+
+def cost(exercise: Exercise | None) -> float:
+    """Seconds of CPU the reference took on `exercise`'s hidden tests (0 when not known)."""
+    return _COST.get(exercise.notebook, 0.0) if exercise is not None else 0.0
+
+
+def set_cost(exercise: Exercise, seconds: float) -> None:
+    """Record the reference's cost read back from the store of expected values."""
+    if isinstance(seconds, (int, float)) and 0 <= seconds < 3600:
+        _COST[exercise.notebook] = float(seconds)
+
+
+def longest_first(exercises: list[Exercise | None]) -> list[int]:
+    """The order to grade notebooks of `exercises` in: the exercises whose hidden tests cost the
+    reference most come first (a stable sort), so that a pool of sandboxes does not end with
+    one long notebook running while the others wait. Results are reported in the given order."""
+    return sorted(range(len(exercises)), key=lambda index: -cost(exercises[index]))
 
 
 def prepared_from_store(exercise: Exercise) -> None:
@@ -258,8 +281,11 @@ def _hard_links(path: Path) -> list[str]:
 def grade_notebooks(paths: list[Path], options: Options, jobs: int) -> list[NotebookResult]:
     """The `grade` command: `paths` graded `jobs` at a time, in their order, each exercise
     counted once (`results.count_once`)."""
+    order = longest_first([exercise_for(Path(path).name) for path in paths])
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return count_once(list(pool.map(lambda path: grade_safely(path, options), paths)))
+        graded = dict(zip(order, pool.map(lambda index: grade_safely(paths[index], options),
+                                          order), strict=True))
+    return count_once([graded[index] for index in range(len(paths))])
 
 
 def grade_safely(path: Path, options: Options, shown_as: str | None = None,

@@ -3,17 +3,24 @@
 Graded through the command line, as an instructor or Gradescope's container runs it: the first
 run stores the values, a second run with the same grader reads them back and says so, and the
 scores are the same either way; a damaged store is ignored and the values computed again.
+The store also keeps what the reference's hidden tests cost, so that a batch grades the
+costliest exercises first.
 """
 
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import fixtures
 import nbformat
-from grader_cli import grade
+from grader_cli import grade, place
 
-from autograder.rubric import exercise_for
+from autograder import batch, expected, grading
+from autograder.isolation import Isolation
+from autograder.results import not_graded
+from autograder.rubric import EXERCISES, exercise_for
 
 PARSE = exercise_for("01_parse_cron_field")
 BUGGY = "wrong/01_parse_cron_field/exclusive_range_end"
@@ -55,3 +62,55 @@ def test_a_damaged_store_is_ignored(tmp_path):
     assert done.returncode == 0 and "reused from" not in done.stderr
     assert json.loads((tmp_path / "b.json").read_text())["score"] == PARSE.max_score
     assert json.loads(stored.read_text()) != data  # computed again and stored afresh
+
+
+# -- the costliest exercises first ------------------------------------------------------------
+
+def test_the_store_keeps_what_the_reference_cost(tmp_path, monkeypatch):
+    monkeypatch.setattr(grading, "_COST", {})
+    assert grading.prepare((PARSE,)) == []
+    spent = grading.cost(PARSE)
+    assert spent > 0
+    expected.save(tmp_path, PARSE)
+    grading._COST.clear()
+    assert grading.cost(PARSE) == 0.0
+    assert expected.load(tmp_path, PARSE)
+    assert grading.cost(PARSE) == round(spent, 4)
+
+
+def test_a_batch_grades_the_costliest_exercises_first(tmp_path, monkeypatch):
+    exercises = EXERCISES[:3]
+    submitted = tmp_path / "submitted"
+    for student in ("ann", "bob"):
+        for exercise in exercises:
+            place(submitted, student, exercise, fixtures.stub_submission(exercise))
+    costs = {exercises[0].notebook: 0.01, exercises[1].notebook: 0.5}  # the third: unknown
+    monkeypatch.setattr(grading, "_COST", costs)
+    order = []
+
+    def grade(path, options, shown_as=None, within=None):
+        order.append((Path(path).parts[-3], Path(path).stem))
+        return not_graded(shown_as or str(path), exercise_for(Path(path).name), "fake", path)
+
+    monkeypatch.setattr(grading, "grade_safely", grade)
+    batch.grade_batch(submitted, tmp_path / "out", grading.Options(isolation=Isolation("none")),
+                      jobs=1, progress=open(os.devnull, "w"), prepare=lambda found: None)
+    ranked = sorted(exercises, key=lambda e: -costs.get(e.notebook, 0.0))
+    assert order == [(student, e.notebook) for e in ranked for student in ("ann", "bob")]
+
+
+def test_grade_reports_in_the_given_order_after_grading_the_costliest_first(tmp_path,
+                                                                           monkeypatch):
+    paths = [tmp_path / f"{e.notebook}.ipynb" for e in EXERCISES]
+    monkeypatch.setattr(grading, "_COST", {EXERCISES[-1].notebook: 1.0,
+                                           EXERCISES[2].notebook: 0.5})
+    order = []
+
+    def grade(path, options):
+        order.append(path)
+        return not_graded(str(path), exercise_for(path.name), "fake", path)
+
+    monkeypatch.setattr(grading, "grade_safely", grade)
+    results = grading.grade_notebooks(paths, grading.Options(isolation=Isolation("none")), 1)
+    assert order[:2] == [paths[-1], paths[2]] and sorted(order) == sorted(paths)
+    assert [r.path for r in results] == [str(p) for p in paths]
