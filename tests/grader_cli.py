@@ -128,14 +128,19 @@ class NbgraderRuns:
 
     def __init__(self, course: Path, *options: str,
                  groups: dict[str, tuple[str, ...]] | None = None,
-                 refused: tuple[str, ...] = ()) -> None:
+                 refused: tuple[str, ...] = (), per_assignment: bool = True) -> None:
+        """One `nbgrader autograde` per assignment and group, side by side; with
+        `per_assignment=False`, one per group for every assignment (nbgrader's assignment
+        glob "*"), which saves each process's start where the groups alone keep the machine
+        busy."""
         import shutil
 
         groups = groups or {"*": ()}
         self.submitted = course / "submitted"
         self.refused = refused
-        assignments = sorted({p.name for p in self.submitted.glob("*/*") if p.is_dir()})
-        self.books = {(a, g): course / f"gradebook-{a}-{index}.db"
+        assignments = sorted({p.name for p in self.submitted.glob("*/*") if p.is_dir()}) \
+            if per_assignment else ["*"]
+        self.books = {(a, g): course / f"gradebook-{a.replace('*', 'all')}-{index}.db"
                       for a in assignments for index, g in enumerate(groups)
                       if any(self.submitted.glob(f"{g}/{a}/*.ipynb"))}
         for book in self.books.values():
@@ -169,9 +174,9 @@ class NbgraderRuns:
         for (assignment, group), book in self.books.items():
             with Gradebook(f"sqlite:///{book}") as gradebook:
                 for path in sorted(self.submitted.glob(f"{group}/{assignment}/*.ipynb")):
-                    student = path.parts[-3]
+                    student, assignment_id = path.parts[-3], path.parts[-2]
                     try:
-                        notebook = gradebook.find_submission_notebook(path.stem, assignment,
+                        notebook = gradebook.find_submission_notebook(path.stem, assignment_id,
                                                                       student)
                     except MissingEntry:
                         continue  # not one of the assignment's notebooks: nbgrader skips it

@@ -27,12 +27,12 @@ from pathlib import Path
 import fixtures
 import pytest
 from grader_cli import Grades, NbgraderRuns, grade_batch, item_scores, nbgrader_course
-from test_hostile import Hostile, hostile_students
+from test_hostile import LIMITS, Hostile, hostile_students
 
 from autograder.reference import REPOSITORY
 from autograder.rubric import EXERCISES, Exercise
 
-HOSTILE_LIMITS = ("--time-limit", "10", "--memory-limit", "512")
+HOSTILE_LIMITS = tuple(LIMITS[LIMITS.index("--time-limit"):])  # the hostile test's own
 CHEATS = ("grader_imported_runs_reference", "grader_judge_patched", "grader_hook_faked")
 WRONG = REPOSITORY / "tests" / "corpus" / "wrong"
 
@@ -103,7 +103,8 @@ def scores(course) -> dict[tuple[str, str], tuple[float, float | None]]:
         groups={"hostile-*": (f"--SandboxedGrading.time_limit={HOSTILE_LIMITS[1]}",
                               f"--SandboxedGrading.memory_limit={HOSTILE_LIMITS[3]}"),
                 "[!h]*": ()},
-        refused=tuple(s for s, entry in hostile().items() if not submits_the_notebook(entry)))
+        refused=tuple(s for s, entry in hostile().items() if not submits_the_notebook(entry)),
+        per_assignment=False)
     try:
         others = course / "class-others"
         place_class(others, hostile_ones=False)

@@ -32,6 +32,7 @@ PARSE, MATCHES = exercise_for("01_parse_cron_field"), exercise_for("02_cron_matc
 DUE = "2026-01-10 12:00:00 UTC"
 ON_TIME, LATE = "2026-01-10 11:59:00 UTC", "2026-01-12 11:00:00 UTC"
 MARKUP = "<script>alert('feedback')</script>"
+TIME_LIMIT = 5  # seconds of CPU per notebook: bo's endless loop runs this long
 STUDENTS = ("ada", "bo", "cy", "di", "eve", "fay")
 NOTEBOOKS = (PARSE.notebook, MATCHES.notebook)
 
@@ -72,7 +73,7 @@ def course(tmp_path_factory) -> Path:
     with open(course / "nbgrader_config.py", "a", encoding="utf-8") as config:
         config.write(f"\nc.LatePenalties.due_dates = {{'schedules': {DUE!r}}}\n"
                      "c.SandboxedGrading.sandbox = 'required'\n"
-                     "c.SandboxedGrading.time_limit = 10\n")
+                     f"c.SandboxedGrading.time_limit = {TIME_LIMIT}\n")
     for student, notebooks in submissions().items():
         for exercise, made in notebooks.items():
             fixtures.place(submitted, student, exercise, made)
@@ -128,7 +129,7 @@ def test_every_notebook_is_graded_and_a_failing_one_costs_only_itself(course, au
 
 
 def test_each_grade_cell_says_why(course, autograded):
-    assert "time limit of 10 s" in report_of(course, "bo", PARSE.notebook)
+    assert f"time limit of {TIME_LIMIT} s" in report_of(course, "bo", PARSE.notebook)
     assert "the code under test ended its process" in report_of(course, "cy", PARSE.notebook)
     assert "not valid JSON" in report_of(course, "di", PARSE.notebook)
     assert "MemoryError" in report_of(course, "fay", PARSE.notebook)
@@ -174,7 +175,7 @@ def test_feedback_exists_for_every_notebook_and_shows_the_report_safely(course, 
             assert "autograder" not in html.replace("autograded", "")
             assert "grade_cell" not in html
     bo = (course / "feedback" / "bo" / "schedules" / f"{PARSE.notebook}.html").read_text()
-    assert "time limit of 10 s" in bo
+    assert f"time limit of {TIME_LIMIT} s" in bo
     eve = (course / "feedback" / "eve" / "schedules" / f"{PARSE.notebook}.html").read_text()
     assert "<script>alert(" not in eve and "&lt;script&gt;alert(" in eve
     assert "\x1b" not in eve
@@ -182,15 +183,17 @@ def test_feedback_exists_for_every_notebook_and_shows_the_report_safely(course, 
 
 @pytest.fixture(scope="module")
 def adjusted(course, autograded, tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
-    """A copy of the autograded course where bo's 02 got a manual 20, then `autograde --force`
-    ran again. A copy, so that the tests reading the first autograde see it in any order."""
+    """A copy of the autograded course where cy's 02 got a manual 20, then `autograde --force`
+    ran again for cy (nbgrader's --student; the others keep their first grading). A copy, so
+    that the tests reading the first autograde see it in any order."""
     copy = tmp_path_factory.mktemp("nbgrader-adjusted") / "course"
     shutil.copytree(course, copy, symlinks=True)
     with gradebook(copy) as book:
-        grade = book.find_grade("test_cron_matches", MATCHES.notebook, "schedules", "bo")
+        grade = book.find_grade("test_cron_matches", MATCHES.notebook, "schedules", "cy")
         grade.manual_score = 20
         book.db.commit()
-    return copy, nbgrader(copy, "autograde", "schedules", "--force", "--log-level=WARN")
+    return copy, nbgrader(copy, "autograde", "schedules", "--student=cy", "--force",
+                          "--log-level=WARN")
 
 
 def test_a_manual_adjustment_survives_autograde_force(adjusted):
@@ -198,9 +201,14 @@ def test_a_manual_adjustment_survives_autograde_force(adjusted):
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Removing failed" not in done.stderr
     with gradebook(course) as book:
-        grade = book.find_grade("test_cron_matches", MATCHES.notebook, "schedules", "bo")
+        grade = book.find_grade("test_cron_matches", MATCHES.notebook, "schedules", "cy")
         assert (grade.auto_score, grade.manual_score, grade.score) == (25.0, 20.0, 20.0)
+    assert cell_scores(course)[("cy", PARSE.notebook)] == 0.0
     assert cell_scores(course)[("ada", PARSE.notebook)] == 25.0
+    autograded = course / "autograded"
+    mtime = {student: (autograded / student / "schedules" / f"{MATCHES.notebook}.ipynb")
+             .stat().st_mtime_ns for student in ("ada", "cy")}
+    assert mtime["cy"] > mtime["ada"], "--force graded cy's notebooks again"
 
 
 def test_export_writes_nbgrader_s_csv_and_a_canvas_csv(adjusted):
@@ -226,7 +234,7 @@ def test_export_writes_nbgrader_s_csv_and_a_canvas_csv(adjusted):
     by_id = {row[2]: row for row in students}
     assert set(by_id) == set(STUDENTS)
     assert by_id["ada"][column] == "40", "50 points less the late penalty"
-    assert by_id["bo"][column] == "20", "0 for 01 and the manual 20 for 02"
+    assert by_id["cy"][column] == "20", "0 for 01 and the manual 20 for 02"
     assert by_id["ada"][header.index("resilience")] == ""
 
 
