@@ -202,3 +202,31 @@ def test_count_once_keeps_different_exercises():
     found = count_once([result(f"s/{e.notebook}.ipynb", e.notebook, e.max_score)
                                 for e in EXERCISES])
     assert sum(r.score for r in found) == sum(e.max_score for e in EXERCISES)
+
+
+SKIPPED_IMPORTS = """
+import importlib, pkgutil, sys
+import autograder
+for name in autograder.CLI_SKIPS:
+    sys.modules.setdefault(name, None)
+failed = []
+modules = [i.name for i in pkgutil.walk_packages(autograder.__path__, "autograder.")]
+for name in [m for m in modules if not m.endswith("__main__")] + ["nbgrader.apps", "nbconvert"]:
+    try:
+        importlib.import_module(name)
+    except Exception as error:
+        failed.append(f"{name}: {error!r}")
+print(failed)
+"""
+
+
+def test_what_the_command_line_goes_without_no_module_needs():
+    """`python -m autograder` skips some of jsonschema's format checkers for a faster start;
+    every module of the package, and nbgrader, must still import without them."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", SKIPPED_IMPORTS], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"
