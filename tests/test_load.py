@@ -23,6 +23,7 @@ from autograder import grading, isolation
 from autograder.reference import REPOSITORY
 from autograder.results import NotebookResult
 from autograder.rubric import exercise_for
+from autograder.sandbox.probes import _capstone
 from autograder.sandbox.probes._capstone import TakeTurns
 
 needs_bwrap = pytest.mark.skipif(not isolation.bwrap_works(),
@@ -130,3 +131,41 @@ def test_the_winners_fetch_waits_until_the_other_triggers_have_returned():
     gate.set()  # the probe opens the gate when the others have returned
     assert went.wait(60)
     thread.join(60)
+
+
+def _look_together(race: _capstone.LookTogether, first: str, seen: dict) -> None:
+    race.first_statement(first)
+    seen[first] = race.arrived
+
+
+def test_a_racer_that_looked_waits_for_one_still_computing_its_way_there(monkeypatch):
+    """LookTogether waits for every racer to have looked; a racer slowed down (by its own work
+    or a busy machine) must be waited for, or the race would come out by timing."""
+    monkeypatch.setattr(_capstone, "RACE_WAIT", 1.0)
+    race, seen = _capstone.LookTogether(2), {}
+    reader = threading.Thread(target=_look_together, args=(race, "SELECT 1", seen))
+    reader.start()
+    busy_until = time.monotonic() + 1.5  # past RACE_WAIT, computing all along
+    while time.monotonic() < busy_until:
+        pass
+    race.first_statement("INSERT INTO runs VALUES (1)")
+    reader.join(60)
+    assert seen == {"SELECT 1": 2}, "the reader went on before the other racer had looked"
+
+
+def test_a_racer_that_looked_does_not_wait_for_one_blocked_on_a_lock(monkeypatch):
+    """Code that serialises its racers with a lock of its own: the second racer never looks
+    while the first waits, so the first goes on once nothing computes."""
+    monkeypatch.setattr(_capstone, "RACE_WAIT", 0.2)
+    race, seen, lock = _capstone.LookTogether(2), {}, threading.Lock()
+
+    def racer(first: str) -> None:
+        with lock:
+            _look_together(race, first, seen)
+
+    threads = [threading.Thread(target=racer, args=(sql,)) for sql in ("SELECT 1", "SELECT 2")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert seen == {"SELECT 1": 1, "SELECT 2": 2} or seen == {"SELECT 2": 1, "SELECT 1": 2}
