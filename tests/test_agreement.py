@@ -22,6 +22,7 @@ of the suite, is not graded by grade-batch a second time.
 from __future__ import annotations
 
 import os
+from functools import cache
 from pathlib import Path
 
 import fixtures
@@ -47,14 +48,21 @@ def wrong_rounds() -> dict[str, dict[Exercise, str]]:
     return rounds
 
 
+@cache
+def _entries() -> tuple[Hostile, ...]:
+    """The hostile corpus, built once per process (reading it and building its notebooks takes
+    a twentieth of a second, and the tests ask for it once per case). Read, never changed."""
+    return tuple(hostile_students())
+
+
 def twins() -> dict[str, Hostile]:
     """student -> the hostile entry whose yardstick that student submits: the notebook whose
     score bounds what the hostile entry may earn."""
-    return {f"twin-{entry.name}": entry for entry in hostile_students() if entry.twin}
+    return {f"twin-{entry.name}": entry for entry in _entries() if entry.twin}
 
 
 def hostile() -> dict[str, Hostile]:
-    return {f"hostile-{entry.name}": entry for entry in hostile_students()}
+    return {f"hostile-{entry.name}": entry for entry in _entries()}
 
 
 def place_class(submitted: Path, hostile_ones: bool) -> None:
