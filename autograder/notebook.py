@@ -14,6 +14,7 @@ import os
 import stat
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,6 +54,10 @@ PARSER_MEMORY_BYTES = 768 * 2**20
 PARSER_CPU_SECONDS = 10
 IN_PROCESS_BYTES = 2**20
 PARSER = Path(__file__).resolve().parent / "notebook_json.py"
+# nbformat compiles its schema validator on first use (about 30 ms). Notebooks are read one at
+# a time, so that grading threads starting together wait for one compilation instead of each
+# doing its own; reading is Python code under one lock (the GIL) anyway.
+_READING = threading.Lock()
 
 
 def open_checked(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> int:
@@ -110,7 +115,8 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
     if error:
         raise NotebookError(f"{path} is not a notebook: it has no list of cells")
     try:
-        return nbformat.reads(json.dumps(answer), as_version=4)
+        with _READING:
+            return nbformat.reads(json.dumps(answer), as_version=4)
     except Exception as error:  # nbformat raises several types for malformed documents
         raise NotebookError(f"{path} is not a readable notebook ({error})") from None
 

@@ -86,23 +86,23 @@ def judge(case: Case, expected: dict, actual: dict | None,
     With `reveal` False the message shows the call and what the student's code did, never
     the expected outcome (see `Case.public`)."""
     actual = actual if isinstance(actual, dict) else {}
-    call_text = case.call_text()
+    call = case.call_text  # written out only for a message: most cases pass
     if "tampered" in actual:
-        return False, f"{call_text}: {describe(actual)}"
+        return False, f"{call()}: {describe(actual)}"
     if not reveal:
         passed, _ = judge(case, expected, actual)
         if passed or "raised" in expected or "value" in expected:
             return passed, "" if passed else (
-                f"{call_text}: your code gave {describe(actual)}, which is not what the rules "
+                f"{call()}: your code gave {describe(actual)}, which is not what the rules "
                 "ask for (this hidden test does not show its expected answer)")
     if "raised" in expected:
         mro = actual.get("mro")
         if not (isinstance(mro, list) and expected["raised"] in mro):
-            return False, f"{call_text} should raise {expected['raised']}, got {describe(actual)}"
+            return False, f"{call()} should raise {expected['raised']}, got {describe(actual)}"
         message = str(actual.get("message", "")).lower()
         for needle in case.message_contains:
             if needle.lower() not in message:
-                return False, (f"{call_text} raised {expected['raised']} as it should, but its "
+                return False, (f"{call()} raised {expected['raised']} as it should, but its "
                                f"message should mention {needle!r}; "
                                f"it was {actual.get('message')!r}")
         return True, ""
@@ -111,9 +111,9 @@ def judge(case: Case, expected: dict, actual: dict | None,
             return True, ""
         differences = _dict_differences(expected["value"], actual.get("value"))
         if differences:
-            return False, f"{call_text}: {differences}"
-        return False, f"{call_text}: expected {describe(expected)}, got {describe(actual)}"
-    raise RuntimeError(f"the reference solution failed on {call_text}: {describe(expected)}")
+            return False, f"{call()}: {differences}"
+        return False, f"{call()}: expected {describe(expected)}, got {describe(actual)}"
+    raise RuntimeError(f"the reference solution failed on {call()}: {describe(expected)}")
 
 
 def score(exercise: Exercise, item: GradedItem, outcomes: dict[str, dict],

@@ -86,6 +86,33 @@ def test_show_shortens_long_values():
     assert len(plain.show(list(range(10_000)), 50)) <= 50
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PLAIN_VALUES | st.sets(st.integers(0, 9), max_size=3)
+                | st.datetimes(timezones=st.none() | st.just(dt.timezone.utc)), max_size=30),
+       st.integers(6, 200))
+def test_show_stops_early_but_shows_the_same_text(values, limit):
+    """`show` stops rendering once it has more than `limit` characters; what it shows is the
+    start of the whole text all the same."""
+    data = plain.to_plain(values)
+    whole = plain.show(data, 10**9)
+    shown = plain.show(data, limit)
+    assert shown == (whole if len(whole) <= limit else whole[:limit - 5] + " ...]")
+
+
+@given(st.recursive(st.integers() | st.text(max_size=4), lambda inner: st.lists(inner, max_size=5)
+                    | st.tuples(inner) | st.tuples(inner, inner), max_leaves=20))
+def test_show_writes_lists_tuples_numbers_and_strings_as_python_does(value):
+    assert plain.show(plain.to_plain(value), 10**9) == repr(value)
+
+
+@pytest.mark.parametrize("data", [
+    {"__datetime__": "2026-01-01T00:00:00", "tz": 5, "fold": 0},  # a zone that is not a dict
+    {"__bytes__": "not hex"}, {"__dict__": [[1]]},
+])
+def test_show_calls_a_malformed_value_unreadable(data):
+    assert plain.show(data) == "<unreadable value>"
+
+
 # -- untrusted outcomes ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("outcome", [

@@ -12,6 +12,10 @@ import datetime as _dt
 import json
 import math
 
+TYPE_CHECKING = False  # no import of typing in the sandbox at run time
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 MAX_DEPTH = 40
 MAX_ITEMS = 200_000
 MAX_STRING = 100_000
@@ -164,30 +168,67 @@ def _same(expected: object, actual: object, rel_tol: float, abs_tol: float, dept
 
 
 def show(data: object, limit: int = 300) -> str:
-    """Render plain data as Python-like text, shortened to about `limit` characters."""
+    """Render plain data as Python-like text, shortened to about `limit` characters. Rendering
+    stops once the text is longer than that, so a huge value costs no more than a small one."""
+    pieces: list[str] = []
+    length = 0
     try:
-        text = _show(data, 0)
-    except (RecursionError, TypeError, ValueError, KeyError):
-        text = "<unreadable value>"
+        for piece in _show(data, 0):
+            pieces.append(piece)
+            length += len(piece)
+            if length > limit:
+                break
+    except (RecursionError, TypeError, ValueError, KeyError, AttributeError):
+        return "<unreadable value>"
+    text = "".join(pieces)
     return text if len(text) <= limit else text[: limit - 5] + " ...]"
 
 
-def _show(data: object, depth: int) -> str:
+def _joined(items: list, depth: int) -> Iterator[str]:
+    """The rendering of each of `items`, with ", " between them."""
+    for index, item in enumerate(items):
+        if index:
+            yield ", "
+        yield from _show(item, depth)
+
+
+def _show(data: object, depth: int) -> Iterator[str]:
+    """The text of `data`, in pieces (`show` joins as many as it needs)."""
     if depth > MAX_DEPTH + 5:
-        return "..."
-    if isinstance(data, list):
-        return "[" + ", ".join(_show(item, depth + 1) for item in data) + "]"
-    if not isinstance(data, dict):
-        return repr(data)
-    if "__tuple__" in data:
-        items = [_show(item, depth + 1) for item in data["__tuple__"]]
-        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
-    if "__dict__" in data:
-        return "{" + ", ".join(f"{_show(k, depth + 1)}: {_show(v, depth + 1)}"
-                               for k, v in data["__dict__"]) + "}"
-    if "__set__" in data:
+        yield "..."
+    elif isinstance(data, list):
+        yield "["
+        yield from _joined(data, depth + 1)
+        yield "]"
+    elif not isinstance(data, dict):
+        yield repr(data)
+    elif "__tuple__" in data:
+        items = data["__tuple__"]
+        yield "("
+        yield from _joined(items, depth + 1)
+        yield ",)" if len(items) == 1 else ")"
+    elif "__dict__" in data:
+        yield "{"
+        for index, (key, value) in enumerate(data["__dict__"]):
+            if index:
+                yield ", "
+            yield from _show(key, depth + 1)
+            yield ": "
+            yield from _show(value, depth + 1)
+        yield "}"
+    elif "__set__" in data:
         items = data["__set__"]
-        return "{" + ", ".join(_show(i, depth + 1) for i in items) + "}" if items else "set()"
+        if items:
+            yield "{"
+            yield from _joined(items, depth + 1)
+            yield "}"
+        else:
+            yield "set()"
+    else:
+        yield _show_marker(data)
+
+
+def _show_marker(data: dict) -> str:
     if "__datetime__" in data:
         tz = data.get("tz")
         moment = data["__datetime__"]
