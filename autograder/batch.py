@@ -49,17 +49,31 @@ def core_files() -> list[Path]:
     """Every file of the package that is not one exercise's own (its suites, its probes): a
     change to any of them may change any verdict, so it regrades every notebook. Found by
     listing the package, never by a hand-kept list."""
+    return [Path(path) for path in _core_files()]
+
+
+def _core_files() -> list[str]:
     found = []
-    for path in PACKAGE.rglob("*"):
-        if not path.is_file() or "__pycache__" in path.parts or path.suffix in (".pyc", ".pyo"):
-            continue
-        if path.parent == SUITES and path.name != "__init__.py":
-            continue
-        if path.parent == PROBE_MODULES and path.name != "__init__.py" \
-                and not path.name.startswith("_"):  # shared by several suites' probes: core
-            continue
-        found.append(path)
+    suites, probes = str(SUITES), str(PROBE_MODULES)
+    for folder, folders, files in os.walk(PACKAGE):
+        folders[:] = sorted(name for name in folders if name != "__pycache__")
+        for name in files:
+            if name.endswith((".pyc", ".pyo")):
+                continue
+            if folder == suites and name != "__init__.py":
+                continue
+            if folder == probes and name != "__init__.py" \
+                    and not name.startswith("_"):  # shared by several suites' probes: core
+                continue
+            path = os.path.join(folder, name)
+            if os.path.isfile(path):
+                found.append(path)
     return found
+
+
+def _files_in(folder: Path) -> list[str]:
+    return [path for root, _, files in os.walk(folder) for name in files
+            if os.path.isfile(path := os.path.join(root, name))]
 
 
 Submission = discovery.Submission
@@ -170,13 +184,12 @@ def fingerprint(options: grading.Options, exercise: Exercise | None = None) -> s
 def files_digest(exercise: Exercise | None = None) -> str:
     """The part of `fingerprint` that does not depend on the grading options: the files. It
     also names the expected outcomes stored for an exercise (autograder/expected.py)."""
-    files = core_files()
-    files += [path for path in DATA.rglob("*") if path.is_file()]
+    files = _core_files() + _files_in(DATA)
     if exercise is not None:
-        files.append(grading.SOLUTIONS / exercise.path)
-        files.append(suite.RELEASE / exercise.path)
+        files.append(str(grading.SOLUTIONS / exercise.path))
+        files.append(str(suite.RELEASE / exercise.path))
         for item in exercise.items:
-            files.append(PACKAGE / "suites" / f"{item.suite}.py")
+            files.append(str(PACKAGE / "suites" / f"{item.suite}.py"))
             try:
                 probes = {case.probe for case in suite.cases_for(item)}
             except Exception:  # a missing or broken suite: its file's hash says enough
@@ -185,13 +198,14 @@ def files_digest(exercise: Exercise | None = None) -> str:
                 module = sys.modules.get(getattr(PROBES.get(name), "__module__", ""))
                 source = getattr(module, "__file__", None) if module is not None else None
                 if source:
-                    files.append(Path(source))
+                    files.append(os.path.normpath(source))
     digest = hashlib.sha256()
-    for path in sorted(set(files)):
-        # Named relative to the repository, so that machines grading shards of one class
-        # from checkouts in different places agree.
-        shown = path.relative_to(PACKAGE.parent) if PACKAGE.parent in path.parents else path
-        digest.update(str(shown).encode() + b"\0" + _content_hash(path) + b"\0")
+    # Named relative to the repository, so that machines grading shards of one class
+    # from checkouts in different places agree; in the order of their path's parts.
+    repository = str(PACKAGE.parent) + os.sep
+    for path in sorted(set(files), key=lambda path: path.split(os.sep)):
+        shown = path[len(repository):] if path.startswith(repository) else path
+        digest.update(shown.encode() + b"\0" + _content_hash(Path(path)) + b"\0")
     return digest.hexdigest()
 
 

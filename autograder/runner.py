@@ -156,7 +156,7 @@ def run(job: protocol.Job, limits: Limits, isolation: Isolation,
                                  {pipes[1].fileno(): stdout, pipes[2].fileno(): stderr,
                                   read_end: events},
                                  Backstop(limits.backstop + START_GRACE,
-                                          lambda: processes.tree_cpu(pid)))
+                                          lambda: processes.tree_cpu(pid), fresh=True))
     finally:
         processes.kill_group(process)
         process.wait()

@@ -79,6 +79,27 @@ def test_a_step_whose_cpu_cannot_be_read_is_stopped_at_its_first_deadline():
     assert watch.passed()
 
 
+def test_a_fresh_step_is_not_looked_at_before_its_deadline_and_counts_from_zero():
+    """The grader's watch on a sandbox that has just started: no look at its CPU (a scan of
+    /proc) until the deadline, and the CPU counted from the start decides as before."""
+    step = FakeStep()
+    step.cpu = 0.0
+    looks = []
+
+    def cpu() -> float:
+        looks.append(step.now)
+        return step.cpu
+
+    watch = Backstop(10.0, cpu, clock=lambda: step.now, fresh=True)
+    step.run(9.9, 0.5)
+    assert not watch.passed() and looks == []
+    step.run(0.1, 0.5)
+    assert not watch.passed(), "it computed from its start: a later deadline"
+    step.run(watch.left(), backstop.COMPUTING_SHARE * 0.5)
+    assert watch.passed()
+    assert len(looks) == 2
+
+
 def test_process_cpu_and_tree_cpu_count_a_busy_child():
     child = subprocess.Popen([sys.executable, "-c",
                               "import time\nend = time.process_time() + 0.5\n"

@@ -32,15 +32,17 @@ class Backstop:
     """The wall-clock deadline of one step, moved on while the step keeps computing.
 
     `cpu` returns the CPU seconds the step has used so far (any origin), or None when that
-    cannot be known; then the first deadline is final."""
+    cannot be known; then the first deadline is final. With `fresh`, the step has only just
+    started and `cpu` counts from its start, so its first look is 0 and not taken (for a
+    process tree, a look reads all of /proc)."""
 
     def __init__(self, seconds: float, cpu: Callable[[], float | None],
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, fresh: bool = False) -> None:
         self.seconds, self._cpu, self._clock = seconds, cpu, clock
         started = clock()
         self.deadline = started + seconds
         self._ceiling = started + seconds * CEILING
-        self._look = (started, cpu())
+        self._look = (started, 0.0 if fresh else cpu())
 
     def left(self) -> float:
         """Seconds until the deadline (negative once it has passed)."""
