@@ -41,15 +41,29 @@ CONFIG = {"symbols": ["ENGRO", "HBL", "OGDC"], "metric": "vwap"}
 def quotes(seed: int, minutes: int = 12, hour: int = 5) -> bytes:
     """A small deterministic quote file in the notebook's CSV format, for the window that
     starts at `hour` UTC (the same prices whatever the hour)."""
-    rng = random.Random(seed)
-    lines = ["symbol,ts,price,volume"]
     start = datetime(2024, 3, 15, hour, 0, tzinfo=UTC)
-    for symbol, price in (("ENGRO", 318.4), ("HBL", 97.15), ("OGDC", 121.6)):
-        for minute in range(minutes):
-            price = round(price * (1 + rng.gauss(0, 0.002)), 2)
-            moment = (start + timedelta(minutes=minute)).isoformat()
-            lines.append(f"{symbol},{moment},{price:.2f},{rng.randrange(100, 9000, 50)}")
+    moments = [(start + timedelta(minutes=minute)).isoformat() for minute in range(minutes)]
+    lines = ["symbol,ts,price,volume"]
+    lines += [f"{symbol},{moments[minute]},{rest}"
+              for symbol, minute, rest in _draws(seed, minutes)]
     return ("\n".join(lines) + "\n").encode()
+
+
+_DRAWN: dict[tuple[int, int], tuple[tuple[str, int, str], ...]] = {}
+
+
+def _draws(seed: int, minutes: int) -> tuple[tuple[str, int, str], ...]:
+    """The rows of `quotes` without their times: (symbol, minute, "price,volume"), drawn once
+    per seed (LABELS below needs the same draws for every hour of the day)."""
+    if (seed, minutes) not in _DRAWN:
+        rng = random.Random(seed)
+        rows = []
+        for symbol, price in (("ENGRO", 318.4), ("HBL", 97.15), ("OGDC", 121.6)):
+            for minute in range(minutes):
+                price = round(price * (1 + rng.gauss(0, 0.002)), 2)
+                rows.append((symbol, minute, f"{price:.2f},{rng.randrange(100, 9000, 50)}"))
+        _DRAWN[(seed, minutes)] = tuple(rows)
+    return _DRAWN[(seed, minutes)]
 
 
 def variant(label: str, hour: int = 5) -> bytes:
