@@ -218,8 +218,9 @@ def compiled_package() -> Path:
     """A private, read-only copy of the sandbox package with its bytecode compiled, made once
     per grader process: workers load it instead of compiling every module again each time
     (the sandbox's mounts are read-only and nothing may write bytecode beside the sources).
-    Taken once, so every notebook of a batch runs the same probe code. Falls back to the
-    package itself when no copy can be made."""
+    Bytecode that Python already wrote beside the sources is copied along and kept where it
+    is up to date, so only what changed is compiled. Taken once, so every notebook of a batch
+    runs the same probe code. Falls back to the package itself when no copy can be made."""
     with _compiled_lock:
         return _compiled_copy(SANDBOX_PACKAGE)
 
@@ -232,7 +233,7 @@ def _compiled_copy(package: Path) -> Path:
         holder = Path(tempfile.mkdtemp(prefix="autograder-package-"))
         atexit.register(shutil.rmtree, holder, ignore_errors=True)
         copy = holder / package.name
-        shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        shutil.copytree(package, copy, ignore=_not_bytecode_of_this_python)
         if not compileall.compile_dir(copy, quiet=2, legacy=False):
             return package
         for folder, _, files in os.walk(holder):
@@ -242,6 +243,15 @@ def _compiled_copy(package: Path) -> Path:
     except OSError:
         return package
     return copy
+
+
+def _not_bytecode_of_this_python(folder: str, names: list[str]) -> set[str]:
+    """What the copy leaves out: bytecode beside the sources (Python 2's layout) and, in
+    __pycache__, bytecode of other Python versions."""
+    if os.path.basename(folder) == "__pycache__":
+        tag = f".{sys.implementation.cache_tag}."
+        return {name for name in names if tag not in name}
+    return {name for name in names if name.endswith((".pyc", ".pyo"))}
 
 
 def seccomp_pipe() -> int | None:

@@ -453,3 +453,41 @@ def test_ctypes_is_refused_in_every_sandbox_mode(tmp_path, mode):
     assert "not preloaded" in result.stdout and "REFUSED" in result.stdout, result.stdout
     assert any("import ctypes" in flag for flag in result.flags), result.flags
     assert result.score == PARSE.max_score
+
+
+def test_the_sandbox_copy_keeps_fresh_bytecode_and_compiles_what_changed(tmp_path):
+    """compiled_package copies the bytecode Python wrote beside the sources, so a grader start
+    compiles nothing that is up to date; bytecode of an older source is compiled again and
+    that of other Python versions is left out."""
+    import compileall
+    import importlib.util
+    import marshal
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "fresh.py").write_text("X = 'fresh'\n")
+    (package / "changed.py").write_text("X = 'old'\n")
+    compileall.compile_dir(package, quiet=2)
+    (package / "changed.py").write_text("X = 'new'\n")
+    later = (package / "changed.py").stat().st_mtime + 10
+    os.utime(package / "changed.py", (later, later))
+    (package / "__pycache__" / "fresh.cpython-39.pyc").write_bytes(b"not this python's")
+    # Up-to-date bytecode (its header names fresh.py's time and size) that says something
+    # else: it shows whether the copy kept it or compiled the source again.
+    source = (package / "fresh.py").stat()
+    kept = importlib._bootstrap_external._code_to_timestamp_pyc(  # type: ignore[attr-defined]
+        compile("X = 'kept'\n", "fresh.py", "exec"), int(source.st_mtime), source.st_size)
+    Path(importlib.util.cache_from_source(str(package / "fresh.py"))).write_bytes(kept)
+
+    def constant(copy: Path, module: str) -> str:
+        data = Path(importlib.util.cache_from_source(str(copy / f"{module}.py"))).read_bytes()
+        names: dict = {}
+        exec(marshal.loads(data[16:]), names)
+        return names["X"]
+
+    copy = isolation._compiled_copy(package)
+    assert copy != package
+    assert constant(copy, "fresh") == "kept", "up-to-date bytecode is kept, not compiled again"
+    assert constant(copy, "changed") == "new"
+    assert not (copy / "__pycache__" / "fresh.cpython-39.pyc").exists()
