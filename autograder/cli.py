@@ -166,6 +166,8 @@ def _options(args: argparse.Namespace) -> grading.Options:
         raise UsageError("--time-limit must be a number of seconds above 0")
     if args.memory_limit is not None and args.memory_limit < 64:
         raise UsageError("--memory-limit must be at least 64 (MiB)")
+    # Before bubblewrap first runs (choose tries it): see processes.become_subreaper.
+    reaping = processes.become_subreaper()
     sandbox = isolation.Isolation.choose(args.sandbox)  # may raise SandboxUnavailable
     if args.sandbox == "off":
         print("warning: --sandbox=off runs student code without isolation; use it only to "
@@ -176,10 +178,15 @@ def _options(args: argparse.Namespace) -> grading.Options:
               "package bubblewrap, or pass --sandbox=required to refuse", file=sys.stderr)
     if args.sandbox == "off":
         log.info("sandbox: off (--sandbox=off), so bubblewrap is not tried")
-    if not sandbox.isolated:
+    if sandbox.isolated:
+        if reaping:
+            log.info("sandbox: this process adopts the first process of each sandbox, which "
+                     "bubblewrap leaves behind when it ends (PR_SET_CHILD_SUBREAPER), and "
+                     "reaps it after each notebook")
+    else:
         log.info("sandbox: unisolated worker processes: no namespaces and no seccomp filter; each "
                  "notebook still drops to a uid of its own when the grader runs as root")
-        if processes.become_subreaper():
+        if reaping:
             log.info("sandbox: this process adopts what a notebook leaves running "
                      "(PR_SET_CHILD_SUBREAPER) and ends it after each notebook")
         else:

@@ -36,9 +36,12 @@ reaping = False
 
 
 def become_subreaper() -> bool:
-    """Make this process adopt orphans of its children (Linux), so that an unisolated worker's
-    descendants that escaped its process group are ended after each job. Process-wide, so
-    only the command line turns it on."""
+    """Make this process adopt orphans of its children (Linux), so that they are ended and
+    reaped after each job (`reap_orphans`): an unisolated worker's descendants that escaped
+    its process group, and the first process of each bubblewrap sandbox, which bubblewrap
+    leaves behind when it ends (left to init, it would count against its control group and,
+    where init never reaps, against the machine's processes until the batch ends).
+    Process-wide, so only the command line turns it on."""
     global reaping
     try:
         libc = ctypes.CDLL(None, use_errno=True)
@@ -54,12 +57,9 @@ def reap_orphans() -> int:
     with live_lock:
         known = {process.pid for process in live}
         killed = 0
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit() or int(entry.name) in known:
-                continue
-            fields = stat_fields(entry.name)
+        for pid in _children(me) - known:
+            fields = stat_fields(pid)  # still our child: its number cannot have been reused
             if fields is not None and len(fields) > 1 and fields[1] == str(me).encode():
-                pid = int(entry.name)
                 try:
                     os.kill(pid, signal.SIGKILL)
                     os.waitpid(pid, 0)
@@ -67,6 +67,31 @@ def reap_orphans() -> int:
                 except (ProcessLookupError, ChildProcessError, PermissionError):
                     pass
     return killed
+
+
+def _children(me: int) -> set[int]:
+    """This process's children, from the list /proc keeps for each of its threads (an adopted
+    process is listed under one of them); from a scan of all of /proc where there is no such
+    list (a kernel without CONFIG_PROC_CHILDREN)."""
+    found: set[int] = set()
+    if os.path.exists(f"/proc/self/task/{me}/children"):
+        try:
+            threads = os.listdir("/proc/self/task")
+        except OSError:
+            threads = [str(me)]
+        for thread in threads:
+            try:
+                with open(f"/proc/self/task/{thread}/children", "rb") as listing:
+                    found.update(int(pid) for pid in listing.read().split())
+            except (OSError, ValueError):
+                continue  # a thread that ended meanwhile: its children moved to another
+        return found
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            fields = stat_fields(entry.name)
+            if fields is not None and len(fields) > 1 and fields[1] == str(me).encode():
+                found.add(int(entry.name))
+    return found
 
 
 def tree_cpu(root: int) -> float | None:

@@ -491,3 +491,34 @@ def test_the_sandbox_copy_keeps_fresh_bytecode_and_compiles_what_changed(tmp_pat
     assert constant(copy, "fresh") == "kept", "up-to-date bytecode is kept, not compiled again"
     assert constant(copy, "changed") == "new"
     assert not (copy / "__pycache__" / "fresh.cpython-39.pyc").exists()
+
+
+HARNESS = """
+import subprocess, sys, time
+from autograder import processes
+from autograder.sandbox.backstop import stat_fields
+assert processes.become_subreaper()
+grader = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+assert grader.returncode == 0, grader.stderr[-2000:]
+time.sleep(0.3)  # what the grader left behind has ended and come to this process by now
+left = processes._children(processes.os.getpid())
+print(len(left), [(stat_fields(pid) or [b"?"])[0].decode() for pid in sorted(left)])
+"""
+
+
+@needs_bwrap
+def test_a_batch_leaves_no_sandbox_process_for_others_to_reap(tmp_path):
+    """bubblewrap ends before the first process it started in the sandbox, which then belongs
+    to the nearest subreaper or init. grade-batch adopts and reaps those itself: run under a
+    subreaper of its own here, it leaves that subreaper nothing (a container whose init never
+    reaps would otherwise keep one process per notebook until the batch ends)."""
+    submitted = tmp_path / "submitted"
+    for student in ("ann", "bob"):
+        for exercise in (PARSE, exercise_for("05_backoff_delays")):
+            fixtures.place(submitted, student, exercise, fixtures.honest_submission(exercise))
+    done = subprocess.run(
+        [sys.executable, "-c", HARNESS, sys.executable, "-m", "autograder", "grade-batch",
+         str(submitted), "--out", str(tmp_path / "out"), "--sandbox=required", "--jobs", "2"],
+        capture_output=True, text=True, timeout=300, cwd=REPOSITORY)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[0] == "0", f"left behind: {done.stdout}"
