@@ -1,5 +1,6 @@
 """`python -m autograder`: see autograder/cli.py."""
 
+import gc
 import sys
 
 from . import CLI_SKIPS
@@ -16,5 +17,9 @@ for _checker in CLI_SKIPS:
     sys.modules.setdefault(_checker, None)  # type: ignore[arg-type]
 
 from .cli import main  # noqa: E402
+
+# What the imports made lives as long as the process: the collector need not go through it
+# again at each collection while a batch is graded (about 3% of a small batch's time).
+gc.freeze()
 
 sys.exit(main())
