@@ -52,14 +52,20 @@ def become_subreaper() -> bool:
 
 
 def reap_orphans() -> int:
-    """Kill and reap adopted processes that are not a running sandbox; return how many."""
+    """Kill and reap adopted processes that are not a running sandbox; return how many.
+
+    A child in this process's own session is one this process started itself (a notebook
+    parser, a look at bubblewrap), never an orphan: sandboxes start sessions of their own and
+    nothing in them can join another session. Those are left to whoever waits for them."""
     me = os.getpid()
+    session = str(os.getsid(0)).encode()
     with live_lock:
         known = {process.pid for process in live}
         killed = 0
         for pid in _children(me) - known:
             fields = stat_fields(pid)  # still our child: its number cannot have been reused
-            if fields is not None and len(fields) > 1 and fields[1] == str(me).encode():
+            if fields is not None and len(fields) > 3 and fields[1] == str(me).encode() \
+                    and fields[3] != session:
                 try:
                     os.kill(pid, signal.SIGKILL)
                     os.waitpid(pid, 0)

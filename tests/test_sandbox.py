@@ -522,3 +522,45 @@ def test_a_batch_leaves_no_sandbox_process_for_others_to_reap(tmp_path):
         capture_output=True, text=True, timeout=300, cwd=REPOSITORY)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split()[0] == "0", f"left behind: {done.stdout}"
+
+
+REAPER = """
+import subprocess, sys, threading
+from pathlib import Path
+from autograder import notebook, processes
+path = Path(sys.argv[1])
+failures = []
+
+def reader():
+    for _ in range(15):
+        try:
+            notebook.read_notebook(path)  # over 1 MiB: parsed in a child of this process
+        except Exception as error:
+            failures.append(str(error))
+
+thread = threading.Thread(target=reader)
+thread.start()
+while thread.is_alive():
+    processes.reap_orphans()
+thread.join()
+left = subprocess.Popen(["sleep", "60"], start_new_session=True)  # like a sandbox's leftover
+killed = processes.reap_orphans()
+print(len(failures), killed, left.pid in processes._children(processes.os.getpid()))
+"""
+
+
+def test_reaping_leftovers_never_ends_a_notebook_parser_of_another_thread(tmp_path):
+    """grade-batch reaps what sandboxes leave behind after each notebook, in that notebook's
+    thread; meanwhile another thread may be reading a large notebook in a parser process of
+    its own. That parser is the grader's own child, not a leftover: it must be left alone
+    (ending it refused the notebook), while a leftover in a session of its own is reaped."""
+    made = fixtures.honest_submission(PARSE)
+    made.cells.append(nbformat.v4.new_markdown_cell("x" * 1_500_000))
+    big = tmp_path / "big.ipynb"
+    nbformat.write(made, str(big))
+    done = subprocess.run([sys.executable, "-c", REAPER, str(big)], capture_output=True,
+                          text=True, timeout=300, cwd=REPOSITORY)
+    assert done.returncode == 0, done.stderr[-2000:]
+    failures, killed, still_there = done.stdout.split()
+    assert failures == "0", "a parser was ended by another thread's reaping"
+    assert killed == "1" and still_there == "False"
