@@ -257,3 +257,13 @@ def test_what_the_command_line_goes_without_no_module_needs():
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]"
+
+
+def test_the_capstone_probes_quote_data_cannot_be_changed_by_notebook_code():
+    """Notebook code runs beside the probes and can reach their module; the quote files the
+    probes feed it come from read-only tables, as the labels of raw inputs do."""
+    from autograder.sandbox.probes import _capstone
+
+    with pytest.raises(TypeError):
+        _capstone._DRAWS[(1, 12)] = ()  # type: ignore[index]
+    assert _capstone.quotes(1) == _capstone.VARIANTS["raw #1"]

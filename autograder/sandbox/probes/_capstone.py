@@ -43,27 +43,26 @@ def quotes(seed: int, minutes: int = 12, hour: int = 5) -> bytes:
     starts at `hour` UTC (the same prices whatever the hour)."""
     start = datetime(2024, 3, 15, hour, 0, tzinfo=UTC)
     moments = [(start + timedelta(minutes=minute)).isoformat() for minute in range(minutes)]
+    rows = _DRAWS.get((seed, minutes)) or _draw(seed, minutes)
     lines = ["symbol,ts,price,volume"]
-    lines += [f"{symbol},{moments[minute]},{rest}"
-              for symbol, minute, rest in _draws(seed, minutes)]
+    lines += [f"{symbol},{moments[minute]},{rest}" for symbol, minute, rest in rows]
     return ("\n".join(lines) + "\n").encode()
 
 
-_DRAWN: dict[tuple[int, int], tuple[tuple[str, int, str], ...]] = {}
+def _draw(seed: int, minutes: int) -> tuple[tuple[str, int, str], ...]:
+    """The rows of `quotes` without their times: (symbol, minute, "price,volume")."""
+    rng = random.Random(seed)
+    rows = []
+    for symbol, price in (("ENGRO", 318.4), ("HBL", 97.15), ("OGDC", 121.6)):
+        for minute in range(minutes):
+            price = round(price * (1 + rng.gauss(0, 0.002)), 2)
+            rows.append((symbol, minute, f"{price:.2f},{rng.randrange(100, 9000, 50)}"))
+    return tuple(rows)
 
 
-def _draws(seed: int, minutes: int) -> tuple[tuple[str, int, str], ...]:
-    """The rows of `quotes` without their times: (symbol, minute, "price,volume"), drawn once
-    per seed (LABELS below needs the same draws for every hour of the day)."""
-    if (seed, minutes) not in _DRAWN:
-        rng = random.Random(seed)
-        rows = []
-        for symbol, price in (("ENGRO", 318.4), ("HBL", 97.15), ("OGDC", 121.6)):
-            for minute in range(minutes):
-                price = round(price * (1 + rng.gauss(0, 0.002)), 2)
-                rows.append((symbol, minute, f"{price:.2f},{rng.randrange(100, 9000, 50)}"))
-        _DRAWN[(seed, minutes)] = tuple(rows)
-    return _DRAWN[(seed, minutes)]
+# The draws of the two quote files the probes use, made once (LABELS below needs them for
+# every hour of the day) and, like the tables below, read-only.
+_DRAWS = MappingProxyType({(seed, 12): _draw(seed, 12) for seed in (1, 2)})
 
 
 def variant(label: str, hour: int = 5) -> bytes:
