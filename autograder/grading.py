@@ -232,7 +232,7 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
     except OSError as error:
         return not_graded(shown, exercise_for(path.name),
                            f"{shown} could not be read ({error.strerror or error})", path)
-    code = sum(len(str(cell.get("source", ""))) for cell in notebook.cells
+    code = sum(len(str(cell.get("source", ""))) for cell in notebook["cells"]
                if isinstance(cell, dict) and cell.get("cell_type") == "code")
     if code > MAX_CODE_CHARACTERS:
         result = not_graded(shown, recognise(path, notebook), f"{shown} holds "

@@ -18,8 +18,6 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import nbformat
-
 from . import notebook_json
 from .reference import answer_cell_ids, nbgrader_meta, setup_sources
 from .rubric import Exercise
@@ -54,9 +52,10 @@ PARSER_MEMORY_BYTES = 768 * 2**20
 PARSER_CPU_SECONDS = 10
 IN_PROCESS_BYTES = 2**20
 PARSER = Path(__file__).resolve().parent / "notebook_json.py"
-# nbformat compiles its schema validator on first use (about 30 ms). Notebooks are read one at
-# a time, so that grading threads starting together wait for one compilation instead of each
-# doing its own; reading is Python code under one lock (the GIL) anyway.
+# A notebook that is not plainly version 4 is read by nbformat, which compiles its schema
+# validator on first use (about 30 ms). Such notebooks are read one at a time, so that grading
+# threads starting together wait for one compilation instead of each doing its own; reading is
+# Python code under one lock (the GIL) anyway.
 _READING = threading.Lock()
 
 
@@ -83,8 +82,9 @@ def open_checked(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> int:
     return descriptor
 
 
-def read_notebook(path: Path) -> nbformat.NotebookNode:
-    """The parts of a notebook file that grading uses, parsed within bounded memory and time."""
+def read_notebook(path: Path) -> dict:
+    """The parts of a notebook file that grading uses, parsed within bounded memory and time,
+    as nbformat reads them (a dict whose "cells" are dicts, each code cell's source one str)."""
     path = Path(path)
     descriptor = open_checked(path)
     try:
@@ -114,11 +114,43 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
         raise NotebookError(f"{path} is not a notebook: it is not valid JSON")
     if error:
         raise NotebookError(f"{path} is not a notebook: it has no list of cells")
+    plain = plain_version_4(answer)
+    if plain is not None:
+        return plain
     try:
+        import nbformat  # only for documents that are not plainly version 4: its rules decide
+
         with _READING:
             return nbformat.reads(json.dumps(answer), as_version=4)
     except Exception as error:  # nbformat raises several types for malformed documents
         raise NotebookError(f"{path} is not a readable notebook ({error})") from None
+
+
+def plain_version_4(document: dict) -> dict | None:
+    """`document` (what notebook_json.prune kept) as `nbformat.reads(..., as_version=4)` returns
+    it, when it is a version 4 notebook whose every cell is a dict with a metadata dict and a
+    source of text (a str, or a list of str): nbformat then changes nothing grading uses but
+    joining a list of lines into one str (its validation only logs, its normalising only gives
+    cells new ids). Such is every notebook Jupyter saves. None for any other document, which
+    nbformat reads itself, so that what it refuses is refused the same way (test_notebook_json
+    holds the two readings equal). Saves importing nbformat and compiling its validator in
+    every grading process."""
+    if document.get("nbformat") != 4:
+        return None
+    cells = document["cells"]
+    for cell in cells:
+        if type(cell) is not dict or type(cell.get("metadata")) is not dict:
+            return None
+        source = cell.get("source")
+        if type(source) is list:
+            if not all(type(line) is str for line in source):
+                return None
+        elif type(source) is not str:
+            return None
+    for cell in cells:
+        if type(cell["source"]) is list:
+            cell["source"] = "".join(cell["source"])
+    return document
 
 
 def _parse_in_child(path: Path, descriptor: int) -> dict:
@@ -138,12 +170,12 @@ def _parse_in_child(path: Path, descriptor: int) -> dict:
     return json.loads(done.stdout)
 
 
-def extract(notebook: nbformat.NotebookNode, exercise: Exercise) -> Extracted:
+def extract(notebook: dict, exercise: Exercise) -> Extracted:
     """The code to run for `exercise`: trusted prelude, then the student's cells in order."""
     expected = answer_cell_ids(exercise)
     result = Extracted(prelude=list(setup_sources(exercise)), cells=[])
     seen: dict[str, int] = {}
-    for position, cell in enumerate(notebook.cells, start=1):
+    for position, cell in enumerate(notebook["cells"], start=1):
         if not isinstance(cell, dict):
             continue
         meta = nbgrader_meta(cell) if isinstance(cell.get("metadata"), dict) else {}

@@ -8,14 +8,17 @@ outcomes come from that namespace.
 from __future__ import annotations
 
 import copy
+import json
 import os
 from functools import cache
 from pathlib import Path
-
-import nbformat
+from typing import TYPE_CHECKING
 
 from .filecache import PerChange
 from .rubric import Exercise
+
+if TYPE_CHECKING:
+    import nbformat
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 SOLUTIONS = REPOSITORY / "solutions"
@@ -37,7 +40,13 @@ def is_answer_cell(cell: dict) -> bool:
     return bool(meta.get("solution")) and not meta.get("grade")
 
 
-_read = PerChange(lambda path: nbformat.read(path, as_version=4))
+def _read_validated(path: Path) -> nbformat.NotebookNode:
+    import nbformat  # only where the reference is worked out: grading itself needs `_cells`
+
+    return nbformat.read(path, as_version=4)
+
+
+_read = PerChange(_read_validated)
 
 
 def source_notebook(exercise: Exercise) -> nbformat.NotebookNode:
@@ -46,17 +55,29 @@ def source_notebook(exercise: Exercise) -> nbformat.NotebookNode:
     return copy.deepcopy(_read(SOLUTIONS / exercise.path))
 
 
+def _plain_cells(path: Path) -> tuple[dict, ...]:
+    """The cells of a source notebook, each source one str, as nbformat reads them (the file is
+    the instructor's own, which nbval and the tests check; grading reads it without nbformat)."""
+    cells = json.loads(path.read_bytes())["cells"]
+    return tuple({**cell, "source": "".join(cell["source"]) if isinstance(cell["source"], list)
+                  else cell["source"]} for cell in cells)
+
+
+_cells = PerChange(_plain_cells)
+
+
 @cache
 def setup_sources(exercise: Exercise) -> tuple[str, ...]:
     """The trusted setup code every grading run of this exercise starts with."""
-    return tuple(cell.source for cell in source_notebook(exercise).cells if is_setup_cell(cell))
+    return tuple(cell["source"] for cell in _cells(SOLUTIONS / exercise.path)
+                 if is_setup_cell(cell))
 
 
 @cache
 def answer_cell_ids(exercise: Exercise) -> tuple[str, ...]:
     """grade_ids of the answer cells a student is expected to fill in, in order."""
     return tuple(nbgrader_meta(cell)["grade_id"]
-                 for cell in source_notebook(exercise).cells if is_answer_cell(cell))
+                 for cell in _cells(SOLUTIONS / exercise.path) if is_answer_cell(cell))
 
 
 @cache
