@@ -26,7 +26,11 @@ import builtins
 import os
 import sys
 import types
-from collections.abc import Callable
+
+TYPE_CHECKING = False  # no import of typing in the sandbox at run time
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # Containers at module level whose contents probes use; compared item by item.
 _REGISTRIES = (("sandbox.probes", "PROBES"), ("copy", "_deepcopy_dispatch"),

@@ -6,8 +6,10 @@ out of time, raises, or is missing a function gets the same outcome on both path
 
 from __future__ import annotations
 
-import signal
-from collections.abc import Iterator
+try:  # the C module behind `signal`, which would import enum, functools and collections
+    import _signal as signal
+except ImportError:  # pragma: no cover (CPython always has _signal)
+    import signal  # type: ignore[no-redef]
 from time import process_time  # bound before notebook code can replace time.process_time
 
 from .backstop import Backstop
@@ -16,6 +18,7 @@ from .probes import MissingFunction, describe_error, run_probe
 TYPE_CHECKING = False  # no import of typing in the sandbox at run time
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
     from .protocol import Case, Cell, Outcome

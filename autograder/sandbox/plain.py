@@ -9,8 +9,9 @@ student would write it in Python.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import math
+
+from . import wire
 
 TYPE_CHECKING = False  # no import of typing in the sandbox at run time
 if TYPE_CHECKING:
@@ -135,7 +136,7 @@ def same(expected: object, actual: object, rel_tol: float = 1e-9, abs_tol: float
         # The common case, checked in C: equal values (a list is never equal to a tuple, nor
         # 1 to "1") whose JSON text is identical too (1, 1.0 and true differ in JSON).
         if expected == actual and \
-                json.dumps(expected, allow_nan=False) == json.dumps(actual, allow_nan=False):
+                wire.dumps(expected, allow_nan=False) == wire.dumps(actual, allow_nan=False):
             return True
     except (RecursionError, TypeError, ValueError):
         pass

@@ -39,19 +39,17 @@ from __future__ import annotations
 import builtins
 import gc
 import io
-import json
 import math
 import os
 import resource
 import select
-import signal
 import stat
 import sys
 import time
 
-from . import guard
+from . import guard, wire
 from .backstop import Backstop, process_cpu
-from .harness import StepTimeout, run_case, run_cell, wall_backstop
+from .harness import StepTimeout, run_case, run_cell, signal, wall_backstop
 from .probes import load as load_probes
 
 TYPE_CHECKING = False  # no import of typing in the sandbox at run time
@@ -164,12 +162,12 @@ def main(argv: list[str]) -> int:
 
     def emit(record: Event) -> None:
         try:
-            channel.write(json.dumps(record) + "\n")
+            channel.write(wire.dumps(record) + "\n")
             channel.flush()
         except (OSError, ValueError, TypeError):
             pass
 
-    job: Job = json.loads(sys.stdin.read())
+    job: Job = wire.loads(sys.stdin.read())
     sys.stdin = io.StringIO("")
     # Only the probe modules this job's cases name, and before any notebook code runs.
     load_probes(case.get("probe", "") for case in job.get("cases", []))
@@ -298,7 +296,7 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None]) -> 
                 flag("an overlong record reached the grader's channel")
                 continue
             try:
-                handle(json.loads(line))
+                handle(wire.loads(line))
             except (ValueError, RecursionError):
                 flag("an unreadable record reached the grader's channel")
         if len(buffer) > RECORD_CAP:
@@ -342,7 +340,7 @@ def _notebook_process(job: Job, writer: int, flush) -> None:
     # notebook code from replacing: everything after uses only these references.
     fork, wait4, kill, exit_now = os.fork, os.wait4, os.kill, os._exit
 
-    def send(record: Record, _write=os.write, _dumps=json.dumps, _fd=writer,
+    def send(record: Record, _write=os.write, _dumps=wire.dumps, _fd=writer,
              _errors=(OSError, ValueError, TypeError)) -> None:
         data = (_dumps(record) + "\n").encode()
         try:

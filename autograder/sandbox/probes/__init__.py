@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import copy
 import importlib
-from collections.abc import Callable, Iterable
 
 from .. import plain
 
 TYPE_CHECKING = False  # no import of typing in the sandbox at run time
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
     from typing import Any
 
     Probe = Callable[..., Any]
