@@ -37,7 +37,7 @@ from .filecache import PerChange
 from .notebook import MAX_NOTEBOOK_BYTES
 from .results import NotebookResult, not_graded
 from .rubric import Exercise, exercise_for
-from .sandbox.probes import PROBES
+from .sandbox.probes import module_of
 
 PACKAGE = Path(__file__).resolve().parent
 DATA = PACKAGE.parent / "data"
@@ -194,11 +194,11 @@ def files_digest(exercise: Exercise | None = None) -> str:
                 probes = {case.probe for case in suite.cases_for(item)}
             except Exception:  # a missing or broken suite: its file's hash says enough
                 probes = set()
-            for name in probes:
-                module = sys.modules.get(getattr(PROBES.get(name), "__module__", ""))
-                source = getattr(module, "__file__", None) if module is not None else None
-                if source:
-                    files.append(os.path.normpath(source))
+            for name in probes:  # "suite.probe" lives in probes/suite.py (probes.load)
+                module = module_of(name)
+                source = PROBE_MODULES / f"{module}.py" if module is not None else None
+                if source is not None and source.is_file():
+                    files.append(str(source))
     digest = hashlib.sha256()
     # Named relative to the repository, so that machines grading shards of one class
     # from checkouts in different places agree; in the order of their path's parts.

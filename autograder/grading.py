@@ -25,7 +25,7 @@ from .reference import SOLUTIONS, nbgrader_meta, source_notebook
 from .results import NotebookResult, count_once, not_graded
 from .rubric import EXERCISES, Exercise, exercise_for, item_for
 from .sandbox import protocol
-from .sandbox.probes import PROBES
+from .sandbox.probes import PROBES, load_all
 
 _READY: set[str] = set()  # grade_ids whose expected outcomes prepare() computed
 _BROKEN: dict[str, str] = {}  # notebook -> why its reference solution cannot be used
@@ -161,6 +161,7 @@ def _check_reference(exercise: Exercise, grade_id: str) -> None:
     except Exception as error:
         raise GraderError(f"the hidden tests {grade_id} could not be read "
                           f"({type(error).__name__}: {error})") from None
+    load_all()
     unknown = sorted({case.probe for case in cases if case.probe not in PROBES})
     if unknown:
         raise GraderError(f"the hidden tests {grade_id} name a probe that does not exist: "

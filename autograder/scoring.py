@@ -163,6 +163,7 @@ def grade_item_in_process(exercise: Exercise, item: GradedItem,
     For trusted code only (suite development, the nbgrader grade cells): nothing here isolates
     the namespace's code from the grader.
     """
+    suite.load_all()  # the probes run here, in this process
     outcomes = {job["id"]: run_case(namespace, job) for job in suite.jobs(item)}
     return score(exercise, item, outcomes)
 
