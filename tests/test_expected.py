@@ -114,3 +114,34 @@ def test_grade_reports_in_the_given_order_after_grading_the_costliest_first(tmp_
     results = grading.grade_notebooks(paths, grading.Options(isolation=Isolation("none")), 1)
     assert order[:2] == [paths[-1], paths[2]] and sorted(order) == sorted(paths)
     assert [r.path for r in results] == [str(p) for p in paths]
+
+
+def test_a_run_from_stored_values_imports_neither_nbformat_nor_the_probes(tmp_path):
+    """Preparing from stored values and reading a saved notebook, as every grading run does
+    before its sandboxes start: no nbformat and jsonschema (a saved notebook is read without
+    them) and no probe module (the probes run in the sandbox)."""
+    import subprocess
+    import sys
+
+    store = tmp_path / "expected"
+    notebook = Path(__file__).resolve().parent.parent / "notebooks" / PARSE.path
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from autograder import expected, grading\n"
+        "from autograder.notebook import extract, read_notebook\n"
+        "from autograder.rubric import exercise_for\n"
+        "exercise = exercise_for('01_parse_cron_field')\n"
+        "expected.prepare((exercise,), Path(sys.argv[1]))\n"
+        "extract(read_notebook(Path(sys.argv[2])), exercise)\n"
+        "heavy = [name for name in sys.modules if name.split('.')[0] in "
+        "('nbformat', 'jsonschema', 'fastjsonschema') or name.startswith("
+        "'autograder.sandbox.probes.')]\n"
+        "print(' '.join(sorted(heavy)))\n")
+    first = subprocess.run([sys.executable, "-c", code, str(store), str(notebook)],
+                           capture_output=True, text=True, check=True)
+    assert first.stdout.split(), "working out the values runs the probes here"
+    assert list(store.glob("*.json")), first.stderr
+    second = subprocess.run([sys.executable, "-c", code, str(store), str(notebook)],
+                            capture_output=True, text=True, check=True)
+    assert second.stdout.split() == []
