@@ -180,9 +180,10 @@ def _options(args: argparse.Namespace) -> grading.Options:
         log.info("sandbox: off (--sandbox=off), so bubblewrap is not tried")
     if sandbox.isolated:
         if reaping:
-            log.info("sandbox: this process adopts the first process of each sandbox, which "
-                     "bubblewrap leaves behind when it ends (PR_SET_CHILD_SUBREAPER), and "
-                     "reaps it after each notebook")
+            log.info("sandbox: this process adopts what a sandbox leaves behind when it ends "
+                     "(PR_SET_CHILD_SUBREAPER: unprivileged, bubblewrap's own first process; "
+                     "as root the relay is that process and nothing is left) and reaps it after "
+                     "each notebook")
     else:
         log.info("sandbox: unisolated worker processes: no namespaces and no seccomp filter; each "
                  "notebook still drops to a uid of its own when the grader runs as root")

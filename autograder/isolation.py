@@ -106,11 +106,14 @@ def bwrap_works() -> bool:
 def _namespace_flags() -> list[str]:
     if os.geteuid() == 0:
         # As root no user namespace is needed, so the worker can still drop to its own uid;
-        # the seccomp filter (seccomp.py) refuses new namespaces of every kind inside.
+        # the seccomp filter (seccomp.py) refuses new namespaces of every kind inside. The
+        # worker's relay is the sandbox's first process (--as-pid-1) and reaps what notebook
+        # code leaves behind, so bubblewrap leaves no process of its own for the grader's
+        # parent or a container's init to reap (nbgrader's process is no subreaper).
         say_once(log, logging.INFO, "bubblewrap options: running as root, so no user namespace "
                   "(each notebook drops to a uid of its own; the seccomp filter refuses new "
                   "namespaces inside)")
-        return ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+        return ["--unshare-net", "--unshare-pid", "--as-pid-1", "--unshare-ipc", "--unshare-uts",
                 "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
     flags = ["--unshare-all", "--die-with-parent", "--new-session"]
     if _bwrap_supports("--disable-userns"):  # bubblewrap 0.8 and later

@@ -38,9 +38,10 @@ reaping = False
 def become_subreaper() -> bool:
     """Make this process adopt orphans of its children (Linux), so that they are ended and
     reaped after each job (`reap_orphans`): an unisolated worker's descendants that escaped
-    its process group, and the first process of each bubblewrap sandbox, which bubblewrap
-    leaves behind when it ends (left to init, it would count against its control group and,
-    where init never reaps, against the machine's processes until the batch ends).
+    its process group, and, when bubblewrap runs unprivileged, the first process of each
+    sandbox, which bubblewrap leaves behind when it ends (left to init, it would count against
+    the machine's processes where init never reaps). As root the worker's relay is the
+    sandbox's first process (`bwrap --as-pid-1`), which bubblewrap waits for.
     Process-wide, so only the command line turns it on."""
     global reaping
     try:

@@ -508,10 +508,10 @@ print(len(left), [(stat_fields(pid) or [b"?"])[0].decode() for pid in sorted(lef
 
 @needs_bwrap
 def test_a_batch_leaves_no_sandbox_process_for_others_to_reap(tmp_path):
-    """bubblewrap ends before the first process it started in the sandbox, which then belongs
-    to the nearest subreaper or init. grade-batch adopts and reaps those itself: run under a
-    subreaper of its own here, it leaves that subreaper nothing (a container whose init never
-    reaps would otherwise keep one process per notebook until the batch ends)."""
+    """What a sandbox leaves when it ends belongs to the nearest subreaper or init: as root
+    nothing (the next test), unprivileged bubblewrap's own first process. grade-batch adopts and
+    reaps those itself: run under a subreaper of its own here, it leaves that subreaper nothing
+    (a container whose init never reaps would otherwise keep one process per notebook)."""
     submitted = tmp_path / "submitted"
     for student in ("ann", "bob"):
         for exercise in (PARSE, exercise_for("05_backoff_delays")):
@@ -522,6 +522,60 @@ def test_a_batch_leaves_no_sandbox_process_for_others_to_reap(tmp_path):
         capture_output=True, text=True, timeout=300, cwd=REPOSITORY)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split()[0] == "0", f"left behind: {done.stdout}"
+
+
+UNREAPED = """
+import ctypes, os, sys, time
+from autograder import isolation, processes, runner
+# A subreaper that never reaps for the sandboxes (processes.reaping stays False), as nbgrader's
+# process or a container's init: whatever a sandbox leaves to others becomes its child here.
+assert ctypes.CDLL(None).prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+cell = ("import os, subprocess\\n"
+        "if os.fork() == 0:\\n    os._exit(0)\\n"  # a child nobody waits for
+        "subprocess.Popen(['sleep', '30'], start_new_session=True)\\n")  # a detached sleeper
+job = {"prelude": [], "cells": [{"label": "cell", "source": cell}], "cases": [],
+       "cell_timeout": 5.0}
+for _ in range(3):
+    assert runner.run(job, runner.Limits(), isolation.Isolation.choose("required")).finished
+time.sleep(0.3)
+print(len(processes._children(os.getpid())))
+"""
+
+
+@needs_bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="as root the relay is the sandbox's first "
+                    "process (bwrap --as-pid-1); unprivileged, bubblewrap keeps its own")
+def test_a_sandbox_leaves_nothing_for_a_process_that_does_not_reap(tmp_path):
+    """The relay is the sandbox's first process and reaps what notebook code leaves behind, and
+    bubblewrap waits for it: nothing of a sandbox is left for the grader's process, nbgrader's or
+    a container's init to collect, even where none of them reaps."""
+    done = subprocess.run([sys.executable, "-c", UNREAPED], capture_output=True, text=True,
+                          timeout=120, cwd=REPOSITORY)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["0"]
+
+
+@needs_bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="as root the relay is the sandbox's first "
+                    "process (bwrap --as-pid-1); unprivileged, bubblewrap keeps its own")
+def test_the_relay_reaps_what_notebook_code_leaves_so_the_process_limit_holds_only_the_living():
+    """Processes whose parent ended come to the relay; once they end it reaps them, so that a
+    notebook that has started more than its 64 processes over time, never more than a few at
+    once, can still start one."""
+    cell = ("import os, time\n"
+            "for _ in range(80):\n"
+            "    pid = os.fork()\n"
+            "    if pid == 0:\n"
+            "        if os.fork() == 0:\n"
+            "            os._exit(0)\n"  # a grandchild whose parent is gone when it ends
+            "        os._exit(0)\n"
+            "    os.waitpid(pid, 0)\n"
+            "    time.sleep(0.03)\n")
+    job = {"prelude": [], "cells": [{"label": "cell", "source": cell}], "cases": [],
+           "cell_timeout": 10.0}
+    run = runner.run(job, runner.Limits(processes=64), isolation.Isolation.choose("required"))
+    assert run.finished
+    assert [event for event in run.events if event.get("event") == "cell"] == []
 
 
 REAPER = """

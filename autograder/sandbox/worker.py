@@ -20,9 +20,11 @@ the runner gives every sandbox a uid of its own, so per-user limits such as the 
 cannot be exhausted by one submission for another.
 
 Three kinds of process, so that no notebook code ever shares a process with the results:
-- the relay (this process) holds the results descriptor, never runs notebook code, and
-  passes on only what it expects: each cell's error once, each hidden case's outcome once,
-  and only when the notebook process confirms that the case's own process ended normally.
+- the relay (this process; under bubblewrap as root, the sandbox's first process, which
+  reaps whatever notebook code leaves behind) holds the results descriptor, never runs
+  notebook code, and passes on only what it expects: each cell's error once, each hidden
+  case's outcome once, and only when the notebook process confirms that the case's own
+  process ended normally.
   A second outcome for a case, or one for a case that does not exist, is forged: the case
   fails and the instructor is told. It runs as a uid of its own (the notebook's plus
   RELAY_UIDS), so notebook code can neither stop nor kill it, nor look into its descriptors;
@@ -271,13 +273,19 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None]) -> 
     received = 0
     exited_at = None
     while True:
-        if exited_at is None:
+        # The relay is the sandbox's first process (bwrap --as-pid-1): what notebook code leaves
+        # running when its parent ends comes to it, and is reaped here once it ends.
+        while True:
             try:
-                if os.waitpid(child, os.WNOHANG)[0] == child:
-                    exited_at = time.monotonic()
+                pid = os.waitpid(-1, os.WNOHANG)[0]
             except ChildProcessError:
-                exited_at = time.monotonic()
-        elif time.monotonic() - exited_at > 0.5:
+                pid = child  # no child left at all
+            if pid == 0:
+                break
+            if pid == child:
+                exited_at = exited_at or time.monotonic()
+                break
+        if exited_at is not None and time.monotonic() - exited_at > 0.5:
             break  # a process the notebook started still holds the pipe open
         ready, _, _ = select.select([reader], [], [], 0.1)
         if not ready:
