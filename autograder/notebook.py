@@ -132,7 +132,7 @@ def plain_version_4(document: dict) -> dict | None:
     source of text (a str, or a list of str): nbformat then changes nothing grading uses but
     joining a list of lines into one str (its validation only logs, its normalising only gives
     cells new ids). Such is every notebook Jupyter saves. None for any other document, which
-    nbformat reads itself, so that what it refuses is refused the same way (test_notebook_json
+    nbformat reads itself, so that what it refuses is refused the same way (test_notebook_reading
     holds the two readings equal). Saves importing nbformat and compiling its validator in
     every grading process."""
     if document.get("nbformat") != 4:
