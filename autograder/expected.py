@@ -10,12 +10,14 @@ and says so. A file that is damaged, or not in the shape the harness produces, i
 the answers are computed again. Answers are stored only when `grading.prepare`'s checks on the
 reference (known probes, no unexpected exception, grade cells that run their own tests) found
 nothing; the fingerprint covers every file those checks read, so stored answers are used
-without making them again.
+without making them again. Storing an exercise's answers removes those an earlier grader
+stored for it (no run of this grader reads them).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,6 +26,7 @@ from .report import write_atomic
 from .rubric import Exercise
 
 COST_KEY = "reference_cpu_seconds"  # what the reference's hidden tests cost (grading.cost)
+_STORED_NAME = re.compile(r"[0-9a-f]{24}\.json")  # after "<notebook>-": see _path
 
 
 def _path(folder: Path, exercise: Exercise) -> Path:
@@ -59,7 +62,16 @@ def save(folder: Path, exercise: Exercise) -> None:
     data: dict[str, object] = {item.grade_id: list(suite.expected_outcomes(item.grade_id))
                                for item in exercise.items}
     data[COST_KEY] = round(grading.cost(exercise), 4)
-    write_atomic(_path(folder, exercise), json.dumps(data, ensure_ascii=True) + "\n")
+    path = _path(folder, exercise)
+    write_atomic(path, json.dumps(data, ensure_ascii=True) + "\n")
+    # What an earlier grader stored for this exercise: this one never reads it, and a folder
+    # kept for a term would otherwise gain a set of files at every change of the grader.
+    for stale in Path(folder).glob(f"{exercise.notebook}-*.json"):
+        if stale != path and _STORED_NAME.fullmatch(stale.name[len(exercise.notebook) + 1:]):
+            try:
+                stale.unlink()
+            except OSError:
+                pass
 
 
 def prepare(exercises: tuple[Exercise, ...], folder: Path | None,

@@ -64,6 +64,24 @@ def test_a_damaged_store_is_ignored(tmp_path):
     assert json.loads(stored.read_text()) != data  # computed again and stored afresh
 
 
+def test_storing_removes_what_an_earlier_grader_stored_for_the_exercise(tmp_path,
+                                                                        monkeypatch):
+    """A changed grader (another fingerprint) stores afresh and drops the old file of the same
+    exercise; another exercise's file and files of other names stay."""
+    monkeypatch.setattr(grading, "_COST", {})
+    assert grading.prepare((PARSE,)) == []
+    other = tmp_path / f"02_cron_matches-{'c' * 24}.json"
+    kept = [other, tmp_path / f"{PARSE.notebook}-notes.json", tmp_path / "README.txt"]
+    for path in kept:
+        path.write_text("{}")
+    for digest in ("a" * 64, "b" * 64):
+        monkeypatch.setattr(batch, "files_digest", lambda exercise=None, digest=digest: digest)
+        expected.save(tmp_path, PARSE)
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(
+        [f"{PARSE.notebook}-{'b' * 24}.json"] + [path.name for path in kept])
+    assert expected.load(tmp_path, PARSE)
+
+
 # -- the costliest exercises first ------------------------------------------------------------
 
 def test_the_store_keeps_what_the_reference_cost(tmp_path, monkeypatch):
