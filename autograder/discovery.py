@@ -20,7 +20,6 @@ So the canonical file counts unless it is the untouched release and a copy has w
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import stat
@@ -195,15 +194,12 @@ _RELEASED: dict[Exercise, dict[str, str] | None] = {}
 
 def _released_answers(exercise: Exercise) -> dict[str, str] | None:
     if exercise not in _RELEASED:
-        from .reference import REPOSITORY, is_answer_cell, nbgrader_meta
+        from .reference import REPOSITORY, is_answer_cell, nbgrader_meta, plain_cells
 
         path = REPOSITORY / "notebooks" / exercise.path
         try:
-            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-            _RELEASED[exercise] = {
-                nbgrader_meta(cell)["grade_id"]: "".join(cell["source"]).strip()
-                if isinstance(cell["source"], list) else cell["source"].strip()
-                for cell in cells if is_answer_cell(cell)}
+            _RELEASED[exercise] = {nbgrader_meta(cell)["grade_id"]: cell["source"].strip()
+                                   for cell in plain_cells(path) if is_answer_cell(cell)}
         except (OSError, ValueError, KeyError, TypeError):
             _RELEASED[exercise] = None
     return _RELEASED[exercise]

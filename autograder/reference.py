@@ -41,7 +41,7 @@ def is_answer_cell(cell: dict) -> bool:
 
 
 def _read_validated(path: Path) -> nbformat.NotebookNode:
-    import nbformat  # only where the reference is worked out: grading itself needs `_cells`
+    import nbformat  # only where the reference is worked out: grading itself reads `plain_cells`
 
     return nbformat.read(path, as_version=4)
 
@@ -56,20 +56,21 @@ def source_notebook(exercise: Exercise) -> nbformat.NotebookNode:
 
 
 def _plain_cells(path: Path) -> tuple[dict, ...]:
-    """The cells of a source notebook, each source one str, as nbformat reads them (the file is
-    the instructor's own, which nbval and the tests check; grading reads it without nbformat)."""
     cells = json.loads(path.read_bytes())["cells"]
     return tuple({**cell, "source": "".join(cell["source"]) if isinstance(cell["source"], list)
                   else cell["source"]} for cell in cells)
 
 
-_cells = PerChange(_plain_cells)
+# The cells of one of the course's own notebooks (solutions/ or notebooks/), each source one
+# str, as nbformat reads them: these files are the instructor's, which nbval and the tests
+# check, so grading reads them without nbformat. Once per change of the file.
+plain_cells = PerChange(_plain_cells)
 
 
 @cache
 def setup_sources(exercise: Exercise) -> tuple[str, ...]:
     """The trusted setup code every grading run of this exercise starts with."""
-    return tuple(cell["source"] for cell in _cells(SOLUTIONS / exercise.path)
+    return tuple(cell["source"] for cell in plain_cells(SOLUTIONS / exercise.path)
                  if is_setup_cell(cell))
 
 
@@ -77,7 +78,7 @@ def setup_sources(exercise: Exercise) -> tuple[str, ...]:
 def answer_cell_ids(exercise: Exercise) -> tuple[str, ...]:
     """grade_ids of the answer cells a student is expected to fill in, in order."""
     return tuple(nbgrader_meta(cell)["grade_id"]
-                 for cell in _cells(SOLUTIONS / exercise.path) if is_answer_cell(cell))
+                 for cell in plain_cells(SOLUTIONS / exercise.path) if is_answer_cell(cell))
 
 
 @cache

@@ -20,10 +20,9 @@ Python does on a first run and pip did for nbgrader's: `compile_bytecode`):
    back from nbgrader's gradebook. grade-batch runs twice: a first run, which works out the
    expected values from solutions/ and stores them, and a run from the start that reuses them
    (every later run; nbgrader's counterpart, generate_assignment, is not timed; the median of
-   `--repeat` such runs). Notebooks per
-   second, the ratios, and whether every notebook got the same score from both (within 0.01);
-   then what 60x nbgrader would leave for the class against what its empty grading workers
-   alone take.
+   `--repeat` such runs). Notebooks per second, the ratios, and whether every notebook got the
+   same score from both (within 0.01); then what 60x nbgrader would leave for the class against
+   what its empty grading workers alone take.
 3. **The student-style class**: the same size, from typical student work: correct but slow
    answers (tests/corpus/student_style/: a next_run that re-parses the expression every minute,
    a run_order that rescans every job at every step), classic bugs, and code that runs until a
