@@ -222,6 +222,44 @@ def test_output_is_captured_and_truncated(tmp_path):
     assert result.score == PARSE.max_score
 
 
+WAITER = """
+import os, signal, time
+
+def answer(x):
+    if x == "exit":
+        os._exit(3)
+    if x == "wait":  # out of reach of the in-process timers: only the watcher can end it
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM, signal.SIGPROF})
+        time.sleep(3600)
+    return x
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_the_case_that_ended_its_process_is_found_among_thousands_read_in_arrears(mode):
+    """The notebook process reads a case server's progress only now and then, not at every
+    case: among 10,000 quick cases (more progress than a pipe holds), the one that ends the
+    server and the one that waits with its timers blocked (stopped by the wall-clock backstop)
+    are still the ones that fail, and every other case gets its own answer."""
+    if mode == "bwrap" and not isolation.bwrap_works():
+        pytest.skip("bubblewrap (Debian package bubblewrap) is not available")
+    arguments = [str(index) for index in range(10000)]
+    arguments[1000], arguments[9000] = "exit", "wait"
+    job = {"prelude": [], "cells": [{"label": "cell", "source": WAITER}], "cell_timeout": 10.0,
+           "cpu_budget": 60.0,
+           "cases": [{"id": f"c{index}", "probe": "call", "target": "answer", "args": [argument],
+                      "kwargs": {}, "timeout": 0.2} for index, argument in enumerate(arguments)]}
+    run = runner.run(job, runner.Limits(), isolation.Isolation(mode))
+    assert run.finished, run.stderr[-2000:]
+    outcomes = {event["id"]: event["outcome"] for event in run.events
+                if event.get("event") == "case"}
+    assert len(outcomes) == 10000
+    assert "exit status 3" in outcomes.pop("c1000").get("died", "")
+    assert outcomes.pop("c9000") == {"timeout": 0.2}
+    assert all(outcomes[f"c{index}"] == {"value": str(index)} for index in range(10000)
+               if f"c{index}" in outcomes)
+
+
 @needs_bwrap
 def test_a_process_that_ends_itself_fails_only_the_tests_where_it_did(tmp_path):
     """A hidden test whose code ends its process fails with a clear reason; the tests after it

@@ -73,6 +73,7 @@ UNPRIVILEGED = 65534  # "nobody", when the parent names no uid of its own for th
 RELAY_UIDS = 1_000_000  # the relay runs as the notebook's uid plus this
 RECORD_CAP = 1024 * 1024  # bytes of one record from the notebook's processes
 FLAG_CAP = 20  # flags passed on per notebook
+WATCH_LOOK = 0.1  # seconds between the notebook process's looks at a case server's progress
 
 
 def drop_privileges(uid: int = UNPRIVILEGED) -> None:
@@ -468,7 +469,12 @@ def _case_server(namespace: dict, cases: list[Case], start: int, budget: float, 
 def _watch_server(pid: int, progress: int, cases: list[Case], start: int, send, wait4,
                   kill) -> int:
     """Wait for a case server; stop it when one case waits past its wall-clock backstop.
-    Returns the index of the next case to run (len(cases) when nothing is left)."""
+    Returns the index of the next case to run (len(cases) when nothing is left).
+
+    The server writes a line to `progress` as each case starts. This process does not wake
+    for each line: it sleeps until the server ends or until the next look (at most WATCH_LOOK
+    seconds, or the backstop's deadline), and then reads every line written since. A case's
+    backstop therefore starts at most WATCH_LOOK late, which only ever gives it longer."""
     def backstop(index: int) -> Backstop:
         seconds = wall_backstop(float(cases[index].get("timeout", 5.0)))
         return Backstop(seconds, lambda: process_cpu(pid))
@@ -478,6 +484,7 @@ def _watch_server(pid: int, progress: int, cases: list[Case], start: int, send, 
 
     def take(data: bytes) -> None:
         state["buffer"] += data
+        current = state["current"]
         while b"\n" in state["buffer"]:
             line, state["buffer"] = state["buffer"].split(b"\n", 1)
             words = line.split()
@@ -486,43 +493,51 @@ def _watch_server(pid: int, progress: int, cases: list[Case], start: int, send, 
             elif len(words) == 2 and words[0].isdigit() \
                     and start <= int(words[0]) < len(cases):
                 state["current"] = int(words[0])
-                state["backstop"] = backstop(state["current"])
                 try:
                     state["cpu"] = float(words[1])
                 except ValueError:
                     state["cpu"] = 0.0
         state["buffer"] = state["buffer"][-4096:]
+        if state["current"] != current:  # one look at the server's CPU, for the latest case
+            state["backstop"] = backstop(state["current"])
+
+    def catch_up(reads: int = 64) -> None:
+        """Read what the server wrote (a bounded amount; it never blocks)."""
+        try:
+            for _ in range(reads):
+                data = os.read(progress, 65536)
+                if not data:
+                    break
+                take(data)
+        except OSError:  # BlockingIOError: nothing more for now
+            pass
 
     try:
         handle = os.pidfd_open(pid)
     except (AttributeError, OSError):
         handle = None
+    os.set_blocking(progress, False)
     while True:
         done, status, usage = wait4(pid, os.WNOHANG)
         if done == pid:
             break
+        catch_up()
         if state["backstop"].passed():
             kill(pid, signal.SIGKILL)
             _, status, usage = wait4(pid, 0)
             status = None
             break
         left = state["backstop"].left()
-        ready, _, _ = select.select([progress] + ([handle] if handle is not None else []),
-                                    [], [], min(max(left, 0.01), 0.05 if handle is None else 1.0))
-        if progress in ready:
-            data = os.read(progress, 4096)
-            take(data)
-            if not data and handle is None:
-                time.sleep(0.005)
-    os.set_blocking(progress, False)
-    try:  # what the server wrote just before it ended (a bounded amount)
-        for _ in range(16):
-            data = os.read(progress, 65536)
-            if not data:
-                break
-            take(data)
-    except OSError:
-        pass
+        if handle is not None:  # readable once the server has ended
+            select.select([handle], [], [], min(max(left, 0.01), WATCH_LOOK))
+        else:  # no pidfd (Linux before 5.3): the progress pipe's end says so instead
+            ready, _, _ = select.select([progress], [], [], min(max(left, 0.01), 0.05))
+            if ready:
+                data = os.read(progress, 4096)
+                take(data)
+                if not data:
+                    time.sleep(0.005)
+    catch_up(16)  # what the server wrote just before it ended (a bounded amount)
     current, finished, cpu_at_start = state["current"], state["finished"], state["cpu"]
     os.close(progress)
     if handle is not None:
