@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
-from . import classbook, deadlines, discovery, escape, grading, processes, report, suite
+from . import classbook, deadlines, discovery, escape, grading, processes, report, runner, suite
 from . import shard as shard_module
 from .filecache import PerChange
 from .notebook import MAX_NOTEBOOK_BYTES
@@ -277,6 +277,25 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise BatchError(f"{out} exists and is not a folder")
+    # Notebooks graded for the first time (or all, with force): their first workers start now,
+    # while this process works out fingerprints and reads expected values.
+    ahead = grading.start_ahead(
+        (s.path for s in submissions if s.exercise is not None
+         and (force or not s.saved_result(out).exists())), options, 2 * max(1, jobs))
+    try:
+        return _grade_batch(out, options, jobs, force, progress, prepare, found, shard, policy,
+                            overrides, started, ahead)
+    finally:
+        for worker in ahead.values():
+            worker.discard()
+
+
+def _grade_batch(out: Path, options: grading.Options, jobs: int, force: bool, progress: TextIO,
+                 prepare: Callable[[tuple], object], found: discovery.Discovery,
+                 shard: shard_module.Shard, policy: deadlines.Policy | None,
+                 overrides: dict | None, started: float,
+                 ahead: dict[Path, runner.Started]) -> Summary:
+    submissions = found.submissions
     graders: dict[Exercise | None, str] = {}
     results: dict[Submission, NotebookResult] = {}
     hashes: dict[Submission, str] = {}
@@ -302,7 +321,8 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
     width = len(str(len(todo)))
     pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="grade")
     try:
-        futures = {pool.submit(grading.grade_safely, s.path, options, s.key, s.within): s
+        futures = {pool.submit(grading.grade_safely, s.path, options, s.key, s.within,
+                               ahead.get(s.path)): s
                    for s in todo}
         for done, future in enumerate(as_completed(futures), start=1):
             submission = futures[future]

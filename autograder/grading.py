@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -202,7 +203,8 @@ def _check_grade_cells(exercise: Exercise) -> None:
 # -- grading -----------------------------------------------------------------------------
 
 def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
-                   within: Path | None = None) -> NotebookResult:
+                   within: Path | None = None,
+                   ahead: runner.Started | None = None) -> NotebookResult:
     """Grade one notebook file; every problem becomes a message in the result.
 
     The file is read by this trusted process, so it must be a file of its own: never a
@@ -259,7 +261,7 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
     job: protocol.Job = {"prelude": extracted.prelude, "cells": extracted.cells,
            "cases": list(suite.exercise_cases(exercise)), "cell_timeout": limits.cell_time,
            "cpu_budget": limits.time}
-    run = runner.run(job, limits, options.isolation, exercise.assignment)
+    run = runner.run(job, limits, options.isolation, exercise.assignment, ahead)
     result = scoring.score_run(exercise, run, limits, shown, options.show_expected,
                        labels={f"setup cell {index + 1}" for index in range(len(extracted.prelude))}
                        | {cell["label"] for cell in extracted.cells})
@@ -279,21 +281,55 @@ def _hard_links(path: Path) -> list[str]:
             "(another student's?)"] if links > 1 else []
 
 
-def grade_notebooks(paths: list[Path], options: Options, jobs: int) -> list[NotebookResult]:
+def grade_notebooks(paths: list[Path], options: Options, jobs: int,
+                    ahead: dict[Path, runner.Started] | None = None) -> list[NotebookResult]:
     """The `grade` command: `paths` graded `jobs` at a time, in their order, each exercise
-    counted once (`results.count_once`)."""
+    counted once (`results.count_once`); `ahead` holds workers `start_ahead` started for them."""
+    waiting = ahead or {}
     order = longest_first([exercise_for(Path(path).name) for path in paths])
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        graded = dict(zip(order, pool.map(lambda index: grade_safely(paths[index], options),
-                                          order), strict=True))
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            graded = dict(zip(order, pool.map(
+                lambda index: grade_safely(paths[index], options,
+                                           ahead=waiting.get(Path(paths[index]))),
+                order), strict=True))
+    finally:
+        for started in waiting.values():
+            started.discard()
     return count_once([graded[index] for index in range(len(paths))])
 
 
+def start_ahead(paths: Iterable[Path], options: Options,
+                count: int) -> dict[Path, runner.Started]:
+    """Workers for the first `count` of `paths` whose exercise the file name tells, started
+    before the grader reads expected values and notebooks: their start-up (a sandbox, a fresh
+    Python) then runs on a core that would otherwise wait. Each waits for its notebook's job
+    (`grade_notebook`), using no CPU meanwhile; `Started.discard` ends one that is not used."""
+    started: dict[Path, runner.Started] = {}
+    for path in paths:
+        if len(started) >= count:
+            break
+        exercise = exercise_for(Path(path).name)
+        if exercise is None or Path(path) in started:
+            continue
+        try:
+            worker = runner.start(options.limits(exercise), options.isolation,
+                                  exercise.assignment)
+        except OSError:  # grading starts the worker itself, and says what went wrong
+            worker = None
+        if worker is None:
+            break
+        started[Path(path)] = worker
+    return started
+
+
 def grade_safely(path: Path, options: Options, shown_as: str | None = None,
-                 within: Path | None = None) -> NotebookResult:
-    """`grade_notebook`, but a bug in the grader becomes a message instead of ending a batch."""
+                 within: Path | None = None,
+                 ahead: runner.Started | None = None) -> NotebookResult:
+    """`grade_notebook`, but a bug in the grader becomes a message instead of ending a batch.
+    `ahead` (a worker started for this notebook) is ended when the notebook did not use it."""
     try:
-        return grade_notebook(path, options, shown_as, within)
+        return grade_notebook(path, options, shown_as, within, ahead)
     except Exception as error:
         shown = shown_as or str(path)
         result = not_graded(shown, exercise_for(Path(path).name),
@@ -301,3 +337,6 @@ def grade_safely(path: Path, options: Options, shown_as: str | None = None,
                              f"{error}); please report it to your instructor", Path(path))
         result.grader_failed = True
         return result
+    finally:
+        if ahead is not None:
+            ahead.discard()

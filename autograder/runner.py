@@ -16,6 +16,7 @@ import selectors
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,12 +107,59 @@ class _Sink:
             self.kept += data[:room]
 
 
-def run(job: protocol.Job, limits: Limits, isolation: Isolation,
-        assignment: str = "") -> RunResult:
-    """Run one job in a fresh worker process; never raises for anything the job's code does."""
-    result = RunResult()
+class Started:
+    """A worker process started for one notebook, waiting for its job on stdin: bubblewrap
+    has built its sandbox and Python has imported the sandbox package. `start` makes one and
+    `run` gives it its job; one started ahead of time (while the grader is still reading
+    notebooks and expected values, with a core to spare) is used only for a job of the very
+    limits, isolation and assignment it was started with, and `discard` ends it otherwise."""
+
+    def __init__(self, process: subprocess.Popen, results: int, group: Cgroup,
+                 key: tuple[int, int, float], holder: tempfile.TemporaryDirectory | None,
+                 fits: tuple) -> None:
+        self.process, self.results, self.group, self.key = process, results, group, key
+        self.holder, self.fits = holder, fits
+        self._taken = threading.Lock()
+
+    def take(self) -> bool:
+        """True once: for the one caller that then owns the process (runs it or discards it)."""
+        return self._taken.acquire(blocking=False)
+
+    def discard(self) -> None:
+        """End the process unused (nothing when it was taken already)."""
+        if self.take():
+            os.close(self.results)
+            self.close()
+
+    def close(self) -> None:
+        """End what is left of the process and give back its control group and folder."""
+        process = self.process
+        processes.kill_group(process)
+        process.wait()
+        self.group.give_back(self.key)
+        with processes.live_lock:
+            processes.live.discard(process)
+        if processes.reaping:
+            processes.reap_orphans()
+        for stream in (process.stdin, process.stdout, process.stderr):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+        if self.holder:
+            shutil.rmtree(self.holder.name, ignore_errors=True)
+            self.holder.cleanup()
+
+
+def _fits(limits: Limits, isolation: Isolation, assignment: str) -> tuple:
+    return (limits, isolation.kind, assignment)
+
+
+def start(limits: Limits, isolation: Isolation, assignment: str = "") -> Started | None:
+    """Start a worker for one notebook of `assignment`; None once grading is stopping."""
     if processes.stopping.is_set():
-        return result
+        return None
     holder = None
     scratch = None
     uid = sandbox_uid()
@@ -124,28 +172,49 @@ def run(job: protocol.Job, limits: Limits, isolation: Isolation,
     key = ((limits.memory_mb + INTERPRETER_MB) * 2**20, limits.processes, limits.cpus)
     group = Cgroup.take(*key)
     command = group.wrap(isolation.command(folder, limits, write_end, assignment, uid, filter_fd))
-    started = time.monotonic()
+    process = None
     try:
         with processes.live_lock:
-            if processes.stopping.is_set():
-                return result
-            process = subprocess.Popen(
-                command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                pass_fds=passed, start_new_session=True, close_fds=True,
-                cwd=scratch, env=None if isolation.isolated else environment(str(scratch)))
-            processes.live.add(process)
-    except OSError:
-        os.close(read_end)
+            if not processes.stopping.is_set():
+                process = subprocess.Popen(
+                    command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, pass_fds=passed, start_new_session=True,
+                    close_fds=True, cwd=scratch,
+                    env=None if isolation.isolated else environment(str(scratch)))
+                processes.live.add(process)
+    finally:
         os.close(write_end)
         if filter_fd is not None:
             os.close(filter_fd)
-        group.remove()
-        if holder:
-            holder.cleanup()
-        raise
-    os.close(write_end)
-    if filter_fd is not None:
-        os.close(filter_fd)
+        if process is None:  # stopping, or the process could not be started (OSError)
+            os.close(read_end)
+            group.remove()
+            if holder:
+                holder.cleanup()
+    if process is None:
+        return None
+    return Started(process, read_end, group, key, holder, _fits(limits, isolation, assignment))
+
+
+def run(job: protocol.Job, limits: Limits, isolation: Isolation,
+        assignment: str = "", ahead: Started | None = None) -> RunResult:
+    """Run one job in a fresh worker process; never raises for anything the job's code does.
+    `ahead`, a worker started earlier for this notebook, is used when it fits the job and is
+    still waiting for it; otherwise it is ended and a fresh one started."""
+    result = RunResult()
+    started = None
+    if ahead is not None:
+        if ahead.fits == _fits(limits, isolation, assignment) \
+                and ahead.process.poll() is None and ahead.take():
+            started = ahead
+        else:
+            ahead.discard()
+    if started is None:
+        started = start(limits, isolation, assignment)
+        if started is None or not started.take():
+            return result
+    process, read_end = started.process, started.results
+    begun = time.monotonic()
     stdout, stderr, events = _Sink(OUTPUT_CAP), _Sink(OUTPUT_CAP), _Sink(RESULTS_CAP)
     # All three streams were opened as pipes (subprocess.PIPE above), so none is None.
     pipes = cast("tuple[IO[bytes], IO[bytes], IO[bytes]]",
@@ -158,22 +227,8 @@ def run(job: protocol.Job, limits: Limits, isolation: Isolation,
                                  Backstop(limits.backstop + START_GRACE,
                                           lambda: processes.tree_cpu(pid), fresh=True))
     finally:
-        processes.kill_group(process)
-        process.wait()
-        group.give_back(key)
-        with processes.live_lock:
-            processes.live.discard(process)
-        if processes.reaping:
-            processes.reap_orphans()
-        for stream in pipes:
-            try:
-                stream.close()
-            except OSError:
-                pass
-        if holder:
-            shutil.rmtree(holder.name, ignore_errors=True)
-            holder.cleanup()
-    result.elapsed = time.monotonic() - started
+        started.close()
+    result.elapsed = time.monotonic() - begun
     result.returncode = process.returncode
     result.stdout = stdout.kept.decode("utf-8", "replace")
     result.stderr = stderr.kept.decode("utf-8", "replace")

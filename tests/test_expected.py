@@ -106,7 +106,7 @@ def test_a_batch_grades_the_costliest_exercises_first(tmp_path, monkeypatch):
     monkeypatch.setattr(grading, "_COST", costs)
     order = []
 
-    def grade(path, options, shown_as=None, within=None):
+    def grade(path, options, shown_as=None, within=None, ahead=None):
         order.append((Path(path).parts[-3], Path(path).stem))
         return not_graded(shown_as or str(path), exercise_for(Path(path).name), "fake", path)
 
@@ -124,7 +124,7 @@ def test_grade_reports_in_the_given_order_after_grading_the_costliest_first(tmp_
                                            EXERCISES[2].notebook: 0.5})
     order = []
 
-    def grade(path, options):
+    def grade(path, options, ahead=None):
         order.append(path)
         return not_graded(str(path), exercise_for(path.name), "fake", path)
 

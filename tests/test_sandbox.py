@@ -7,6 +7,7 @@ what happened; the sandbox must stop it without costing the grader a result.
 from __future__ import annotations
 
 import csv
+import io
 import os
 import signal
 import socket
@@ -20,7 +21,7 @@ import fixtures
 import nbformat
 import pytest
 
-from autograder import cgroups, grading, isolation, runner, scoring
+from autograder import batch, cgroups, grading, isolation, processes, runner, scoring
 from autograder.results import NotebookResult
 from autograder.rubric import exercise_for
 
@@ -560,6 +561,79 @@ def test_a_batch_leaves_no_sandbox_process_for_others_to_reap(tmp_path):
         capture_output=True, text=True, timeout=300, cwd=REPOSITORY)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split()[0] == "0", f"left behind: {done.stdout}"
+
+
+AHEAD_JOB = {"prelude": [], "cells": [{"label": "cell", "source": "def f(x):\n    return x * 2\n"}],
+             "cell_timeout": 5.0, "cpu_budget": 10.0,
+             "cases": [{"id": "c", "probe": "call", "target": "f", "args": [21], "kwargs": {},
+                        "timeout": 5.0}]}
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_a_worker_started_ahead_runs_the_job_it_fits_and_is_ended_otherwise(mode, monkeypatch):
+    """A worker started before its job (runner.start) runs that job when it was started with
+    the same limits, isolation and assignment and is still waiting; one that does not fit, or
+    has died meanwhile, is ended and a fresh worker runs the job. Every run gets the same
+    outcome, and nothing is left running."""
+    if mode == "bwrap" and not isolation.bwrap_works():
+        pytest.skip("bubblewrap (Debian package bubblewrap) is not available")
+    sandbox, limits = isolation.Isolation(mode), runner.Limits()
+    fits = runner.start(limits, sandbox, "schedules")
+    elsewhere = runner.start(limits, sandbox, "resilience")
+    tighter = runner.start(runner.Limits(time=5.0), sandbox, "schedules")
+    died = runner.start(limits, sandbox, "schedules")
+    assert fits and elsewhere and tighter and died
+    os.killpg(died.process.pid, signal.SIGKILL)
+    died.process.wait()
+    fresh: list[tuple] = []
+    start = runner.start
+    monkeypatch.setattr(runner, "start", lambda *args: fresh.append(args) or start(*args))
+    outcomes = []
+    for worker, starts in ((fits, 0), (elsewhere, 1), (tighter, 2), (died, 3)):
+        run = runner.run(AHEAD_JOB, limits, sandbox, "schedules", worker)
+        assert run.finished, run.stderr[-2000:]
+        assert len(fresh) == starts
+        assert worker.process.returncode is not None
+        outcomes.append([event for event in run.events if event.get("event") == "case"])
+    assert outcomes == [[{"event": "case", "id": "c", "outcome": {"value": 42}}]] * 4
+    assert not {fits.process, elsewhere.process, tighter.process, died.process} & processes.live
+    fits.discard()  # taken already: nothing happens
+
+
+def test_a_batch_grades_the_same_with_and_without_workers_started_ahead(tmp_path, monkeypatch):
+    """grade-batch starts its first workers while it reads expected values. A notebook it then
+    cannot read leaves its worker unused: that one is ended, and the grades are those of a
+    batch that starts every worker when it needs it."""
+    submitted = tmp_path / "submitted"
+    backoff = exercise_for("05_backoff_delays")
+    for student in ("ann", "bob", "cid"):
+        fixtures.place(submitted, student, PARSE, fixtures.honest_submission(PARSE))
+        fixtures.place(submitted, student, backoff, fixtures.stub_submission(backoff))
+    fixtures.place(submitted, "ann", PARSE, b"{not a notebook")
+    fixtures.place(submitted, "ann", backoff, b"{not a notebook either")
+    options = grading.Options(isolation=isolation.Isolation.choose("auto"))
+    assert grading.prepare((PARSE, backoff)) == []
+    started: list[runner.Started] = []
+    start_ahead = grading.start_ahead
+
+    def counted(*args):
+        workers = start_ahead(*args)
+        started.extend(workers.values())
+        return workers
+
+    monkeypatch.setattr(grading, "start_ahead", counted)
+    batch.grade_batch(submitted, tmp_path / "ahead", options, jobs=2, force=True,
+                      progress=io.StringIO())
+    assert len(started) == 4  # twice --jobs
+    ends = sorted(worker.process.returncode for worker in started)
+    assert ends == [-signal.SIGKILL] * 2 + [0] * 2, "ann's two were ended unused, two ran"
+    assert not processes.live
+    monkeypatch.setattr(grading, "start_ahead", lambda *args: {})
+    batch.grade_batch(submitted, tmp_path / "plain", options, jobs=2, force=True,
+                      progress=io.StringIO())
+    grades = [(tmp_path / out / "grades.csv").read_text() for out in ("ahead", "plain")]
+    assert grades[0] == grades[1]
+    assert grades[0].count("is not a notebook") == 2 and grades[0].count(",\"25\",\"25\",") == 2
 
 
 UNREAPED = """
