@@ -82,6 +82,63 @@ def test_malformed_plain_data_is_recognised(data):
     assert not plain.is_plain(data)
 
 
+def _is_plain_one_call_per_item(data: object, depth: int = 0) -> bool:
+    """`plain.is_plain` as it was first written (a call for every item): the oracle."""
+    if depth > 60:
+        return False
+    if data is None or type(data) in (bool, int, float, str):
+        return True
+    if type(data) is list:
+        return all(_is_plain_one_call_per_item(item, depth + 1) for item in data)
+    if type(data) is not dict:
+        return False
+    if "__datetime__" in data:
+        tz = data.get("tz")
+        return (set(data) == {"__datetime__", "tz", "fold"}
+                and isinstance(data["__datetime__"], str) and type(data["fold"]) is int
+                and (tz is None or plain._is_zone(tz)))
+    if len(data) != 1:
+        return False
+    (key, value), = data.items()
+    if key not in plain._MARKERS or not isinstance(value, plain._MARKERS[key]) \
+            or type(value) is bool and key != "__toolarge__":
+        return False
+    if key == "__dict__":
+        return all(type(pair) is list and len(pair) == 2
+                   and _is_plain_one_call_per_item(pair[0], depth + 1)
+                   and _is_plain_one_call_per_item(pair[1], depth + 1) for pair in value)
+    if type(value) is list:
+        return all(_is_plain_one_call_per_item(item, depth + 1) for item in value)
+    return True
+
+
+JSON_LIKE = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=3)
+    | st.sampled_from(["__dict__", "__tuple__", "__datetime__"]),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.sampled_from(["__dict__", "__tuple__", "__set__", "__float__",
+                                       "__datetime__", "tz", "fold", "x"]), inner, max_size=3),
+    max_leaves=20)
+
+
+def _nested(value: object, levels: int, kind: str) -> object:
+    for _ in range(levels):
+        value = [value] if kind == "list" else {"__dict__": [[value, 1]]} if kind == "dict" \
+            else {"__tuple__": [value]}
+    return value
+
+
+@settings(max_examples=500, deadline=None)
+@given(JSON_LIKE | PLAIN_VALUES.map(plain.to_plain), st.integers(50, 70),
+       st.sampled_from(["list", "dict", "tuple"]))
+def test_is_plain_decides_as_a_call_for_every_item_would(data, levels, kind):
+    """`is_plain` checks a list's leaves without a call each; it accepts and refuses exactly
+    what the call-per-item version does, at the depth limit too."""
+    for value in (data, _nested(data, levels, kind), _nested([], levels, kind),
+                  _nested([1, "a"], levels, kind)):
+        assert plain.is_plain(value) == _is_plain_one_call_per_item(value)
+
+
 def test_show_shortens_long_values():
     assert len(plain.show(list(range(10_000)), 50)) <= 50
 

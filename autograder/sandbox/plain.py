@@ -261,14 +261,21 @@ _MARKERS: dict[str, type | tuple[type, ...]] = {
 }
 
 
+_LEAVES = frozenset({type(None), bool, int, float, str})
+MAX_DEPTH = 60  # containers nested deeper than this are not plain data
+
+
 def is_plain(data: object, depth: int = 0) -> bool:
-    """Whether untrusted `data` has the grammar of `to_plain`'s output (so reading it is safe)."""
-    if depth > 60:
+    """Whether untrusted `data` has the grammar of `to_plain`'s output (so reading it is safe).
+    A list's leaves are checked where they stand, without a call each (the grader checks every
+    outcome of every hidden test, and most are lists of numbers or strings)."""
+    if depth > MAX_DEPTH:
         return False
-    if data is None or type(data) in (bool, int, float, str):
+    kind = type(data)
+    if kind in _LEAVES:
         return True
-    if type(data) is list:
-        return all(is_plain(item, depth + 1) for item in data)
+    if kind is list:
+        return _plain_items(data, depth + 1)  # type: ignore[arg-type]
     if type(data) is not dict:
         return False
     if "__datetime__" in data:
@@ -283,10 +290,35 @@ def is_plain(data: object, depth: int = 0) -> bool:
             and key != "__toolarge__":
         return False
     if key == "__dict__":  # a list, by the isinstance check against _MARKERS above
-        return all(type(pair) is list and len(pair) == 2 and is_plain(pair[0], depth + 1)
-                   and is_plain(pair[1], depth + 1) for pair in value)  # type: ignore[attr-defined]
+        return _plain_pairs(value, depth + 1)  # type: ignore[arg-type]
     if type(value) is list:
-        return all(is_plain(item, depth + 1) for item in value)
+        return _plain_items(value, depth + 1)  # type: ignore[arg-type]
+    return True
+
+
+def _plain_pairs(pairs: list, depth: int) -> bool:
+    """Whether every item of a dict's list is a [key, value] list of plain data at `depth`."""
+    if depth > MAX_DEPTH:
+        return not pairs  # every pair's key would lie too deep
+    leaves = _LEAVES
+    for pair in pairs:
+        if type(pair) is not list or len(pair) != 2:
+            return False
+        key, value = pair
+        if type(key) not in leaves and not is_plain(key, depth) \
+                or type(value) not in leaves and not is_plain(value, depth):
+            return False
+    return True
+
+
+def _plain_items(items: list, depth: int) -> bool:
+    """Whether every item of a list, each at `depth`, is plain data."""
+    if depth > MAX_DEPTH:
+        return not items
+    leaves = _LEAVES
+    for item in items:
+        if type(item) not in leaves and not is_plain(item, depth):
+            return False
     return True
 
 
