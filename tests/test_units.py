@@ -324,3 +324,14 @@ def test_the_capstone_probes_quote_data_cannot_be_changed_by_notebook_code():
     with pytest.raises(TypeError):
         _capstone._DRAWS[(1, 12)] = ()  # type: ignore[index]
     assert _capstone.quotes(1) == _capstone.VARIANTS["raw #1"]
+
+
+def test_notebooks_at_once_are_two_more_than_cores_within_memory_and_eight():
+    from autograder.cli import default_jobs
+
+    gib = 2**30
+    assert default_jobs(2, 24 * gib) == 4
+    assert default_jobs(2, 3 * gib) == 2, "1,152 MiB a sandbox: three do not fit in 3 GiB"
+    assert default_jobs(16, 64 * gib) == 8
+    assert default_jobs(1, 0) == 3, "memory unknown: cores alone decide"
+    assert default_jobs(1, 512 * 2**20) == 1, "always at least one"
