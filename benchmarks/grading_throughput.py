@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -195,17 +196,22 @@ def sandbox_floor(jobs: int, runs: int = 40) -> float:
     return runs / (time.perf_counter() - started)
 
 
-def empty_workers(jobs: int, runs: int = 24) -> float:
+def empty_workers(jobs: int, runs: int = 24) -> tuple[float, float]:
     """Grading workers with an empty job per second, `jobs` at once: the floor plus the
-    worker's own start (its imports, the guard's snapshot, the relay)."""
+    worker's own start (its imports, the guard's snapshot, the relay); and the CPU seconds the
+    processes of one such worker use."""
     chosen = isolation.Isolation.choose("auto")
     limits = runner.Limits()
     job: protocol.Job = {"prelude": [], "cells": [], "cases": [], "cell_timeout": 1.0}
     runner.run(job, limits, chosen)  # warm the file cache
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         list(pool.map(lambda _: runner.run(job, limits, chosen), range(runs)))
-    return runs / (time.perf_counter() - started)
+    rate = runs / (time.perf_counter() - started)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / runs
+    return rate, cpu
 
 
 def student_code_seconds(submitted: Path, plan: Plan) -> float:
@@ -244,7 +250,7 @@ def compare(plan: Plan, ours: Grades, theirs: dict[tuple[str, str], float]) -> l
 
 def grade_class(root: Path, name: str, plan_of: Callable[[Path], Plan], jobs: int,
                 nbgrader: bool, overhead: bool, floor: float, empty: float,
-                repeat: int = 3) -> tuple[float, list[str]]:
+                repeat: int = 3, empty_cpu: float = 0.0) -> tuple[float, list[str]]:
     """Grade one class both ways and print its lines; returns (ratio or 0, differences)."""
     submitted = root / name / "submitted"
     plan = plan_of(submitted)
@@ -296,6 +302,15 @@ def grade_class(root: Path, name: str, plan_of: Callable[[Path], Plan], jobs: in
         print(f"  {TARGET_RATIO}x nbgrader would mean {theirs_seconds / TARGET_RATIO:.2f} s for "
               f"this class; {count} empty grading workers alone take {count / empty:.2f} s "
               f"({count / empty / (theirs_seconds / TARGET_RATIO):.0%} of that)")
+        # What no grader that starts a fresh sandboxed process per notebook can go below: the
+        # class's own work plus that many empty workers, spread perfectly over every core.
+        own = student_code_seconds(submitted, plan)
+        cores = os.cpu_count() or 1
+        bound = (own + count * empty_cpu) / cores
+        print(f"  the class's own code and hidden tests, run in this process with no isolation: "
+              f"{own:.2f} s; with {count} empty workers' {count * empty_cpu:.2f} s of CPU, at "
+              f"least {bound:.2f} s on {cores} cores for any grader with a fresh sandbox per "
+              f"notebook ({theirs_seconds / bound:.0f}x nbgrader at most)")
     return ratio, differ
 
 
@@ -345,8 +360,9 @@ def main(argv: list[str] | None = None) -> int:
     floor = sandbox_floor(args.jobs)
     print(f"sandbox floor: {floor:.1f} bare sandboxed `python -S -c pass`/s with {args.jobs} at "
           "once")
-    empty = empty_workers(args.jobs)
-    print(f"an empty grading worker: {empty:.1f}/s with {args.jobs} at once")
+    empty, empty_cpu = empty_workers(args.jobs)
+    print(f"an empty grading worker: {empty:.1f}/s with {args.jobs} at once, "
+          f"{1000 * empty_cpu:.1f} ms of CPU each")
     differences = []
     with tempfile.TemporaryDirectory(prefix="grading-throughput-") as folder:
         root = Path(folder)
@@ -358,7 +374,8 @@ def main(argv: list[str] | None = None) -> int:
             ratio, differ = grade_class(
                 root, name, lambda submitted, choose=choose: build_class(
                     submitted, args.students, args.seed, choose),
-                args.jobs, not args.no_nbgrader, overhead, floor, empty, max(1, args.repeat))
+                args.jobs, not args.no_nbgrader, overhead, floor, empty, max(1, args.repeat),
+                empty_cpu)
             differences += differ
         if args.growth:
             growth(root, args.jobs, args.seed)

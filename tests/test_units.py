@@ -326,12 +326,12 @@ def test_the_capstone_probes_quote_data_cannot_be_changed_by_notebook_code():
     assert _capstone.quotes(1) == _capstone.VARIANTS["raw #1"]
 
 
-def test_notebooks_at_once_are_two_more_than_cores_within_memory_and_eight():
+def test_notebooks_at_once_are_one_more_than_cores_within_memory_and_eight():
     from autograder.cli import default_jobs
 
     gib = 2**30
-    assert default_jobs(2, 24 * gib) == 4
+    assert default_jobs(2, 24 * gib) == 3
     assert default_jobs(2, 3 * gib) == 2, "1,152 MiB a sandbox: three do not fit in 3 GiB"
     assert default_jobs(16, 64 * gib) == 8
-    assert default_jobs(1, 0) == 3, "memory unknown: cores alone decide"
+    assert default_jobs(1, 0) == 2, "memory unknown: cores alone decide"
     assert default_jobs(1, 512 * 2**20) == 1, "always at least one"
