@@ -232,6 +232,44 @@ def student_code_seconds(submitted: Path, plan: Plan) -> float:
     return total
 
 
+# One notebook's own work in a fresh, unisolated Python: its cells and its hidden tests (the
+# probe modules loaded first), in CPU seconds. argv: notebook path, exercise name.
+FRESH_WORK = """
+import sys, time
+from autograder import suite
+from autograder.notebook import extract, read_notebook
+from autograder.rubric import exercise_for
+from autograder.sandbox.harness import run_case, run_notebook_code
+exercise = exercise_for(sys.argv[2])
+extracted = extract(read_notebook(sys.argv[1]), exercise)
+cases = suite.exercise_cases(exercise)
+suite.load_all()
+started = time.process_time()
+namespace = {"__name__": "__main__"}
+for _ in run_notebook_code(namespace, extracted.prelude, extracted.cells, 30.0):
+    pass
+for case in cases:
+    run_case(namespace, case)
+print(time.process_time() - started)
+"""
+
+
+def fresh_work_seconds(submitted: Path, plan: Plan) -> float:
+    """CPU seconds of the class's own work, each notebook in a fresh Python of its own with no
+    isolation (what a sandbox must do at the least, besides starting)."""
+    from autograder.rubric import exercise_for
+
+    total = 0.0
+    for student, notebook_name in sorted(plan):
+        exercise = exercise_for(notebook_name)
+        path = submitted / student / exercise.assignment / f"{notebook_name}.ipynb"
+        done = subprocess.run([sys.executable, "-c", FRESH_WORK, str(path), notebook_name],
+                              capture_output=True, text=True, cwd=tempfile.gettempdir(),
+                              env={**os.environ, "PYTHONPATH": str(REPOSITORY)}, timeout=600)
+        total += float(done.stdout.split()[-1])
+    return total
+
+
 def graded_seconds(out: Path) -> float:
     """The time grade-batch spent on each notebook, from starting it to its result, summed
     (Gradescope's execution_time of every results.json): idle workers do not count."""
@@ -304,13 +342,14 @@ def grade_class(root: Path, name: str, plan_of: Callable[[Path], Plan], jobs: in
               f"({count / empty / (theirs_seconds / TARGET_RATIO):.0%} of that)")
         # What no grader that starts a fresh sandboxed process per notebook can go below: the
         # class's own work plus that many empty workers, spread perfectly over every core.
-        own = student_code_seconds(submitted, plan)
+        own = fresh_work_seconds(submitted, plan)
         cores = os.cpu_count() or 1
         bound = (own + count * empty_cpu) / cores
-        print(f"  the class's own code and hidden tests, run in this process with no isolation: "
-              f"{own:.2f} s; with {count} empty workers' {count * empty_cpu:.2f} s of CPU, at "
-              f"least {bound:.2f} s on {cores} cores for any grader with a fresh sandbox per "
-              f"notebook ({theirs_seconds / bound:.0f}x nbgrader at most)")
+        print(f"  the class's own cells and hidden tests, each notebook in a fresh Python with no "
+              f"isolation: {own:.2f} s of CPU; with {count} empty workers' "
+              f"{count * empty_cpu:.2f} s, at least {bound:.2f} s on {cores} cores for a grader "
+              f"with a fresh sandbox per notebook ({theirs_seconds / bound:.0f}x nbgrader at "
+              "most)")
     return ratio, differ
 
 
