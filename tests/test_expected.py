@@ -17,7 +17,7 @@ import fixtures
 import nbformat
 from grader_cli import grade, place
 
-from autograder import batch, expected, grading
+from autograder import batch, expected, grading, suite
 from autograder.isolation import Isolation
 from autograder.results import not_graded
 from autograder.rubric import EXERCISES, exercise_for
@@ -85,7 +85,10 @@ def test_storing_removes_what_an_earlier_grader_stored_for_the_exercise(tmp_path
 # -- the costliest exercises first ------------------------------------------------------------
 
 def test_the_store_keeps_what_the_reference_cost(tmp_path, monkeypatch):
+    # The reference really runs, whatever an earlier test in this process left computed.
     monkeypatch.setattr(grading, "_COST", {})
+    monkeypatch.setattr(suite, "_STORED", {})
+    suite.expected_outcomes.cache_clear()
     assert grading.prepare((PARSE,)) == []
     spent = grading.cost(PARSE)
     assert spent > 0
