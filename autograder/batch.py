@@ -279,15 +279,11 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
         raise BatchError(f"{out} exists and is not a folder")
     # Notebooks graded for the first time (or all, with force): their first workers start now,
     # while this process works out fingerprints and reads expected values.
-    ahead = grading.start_ahead(
-        (s.path for s in submissions if s.exercise is not None
-         and (force or not s.saved_result(out).exists())), options, 2 * max(1, jobs))
-    try:
+    with grading.start_ahead((s.path for s in submissions if s.exercise is not None
+                              and (force or not s.saved_result(out).exists())),
+                             options, jobs) as ahead:
         return _grade_batch(out, options, jobs, force, progress, prepare, found, shard, policy,
                             overrides, started, ahead)
-    finally:
-        for worker in ahead.values():
-            worker.discard()
 
 
 def _grade_batch(out: Path, options: grading.Options, jobs: int, force: bool, progress: TextIO,

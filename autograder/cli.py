@@ -229,14 +229,9 @@ def _grade(args: argparse.Namespace) -> int:
         raise UsageError(f"no such notebook: {', '.join(missing)}")
     options = _options(args)
     # The first workers start while this process reads expected values (grading.start_ahead).
-    ahead = grading.start_ahead(args.notebooks, options, 2 * max(1, args.jobs))
-    try:
+    with grading.start_ahead(args.notebooks, options, args.jobs) as ahead:
         _prepare(grading.exercises_in(args.notebooks), args.expected)
-    except BaseException:
-        for worker in ahead.values():
-            worker.discard()
-        raise
-    results = grading.grade_notebooks(args.notebooks, options, args.jobs, ahead)
+        results = grading.grade_notebooks(args.notebooks, options, args.jobs, ahead)
     report.write_results(args.results, results)
     for result in results:
         for flag in result.flags:

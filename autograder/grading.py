@@ -287,27 +287,34 @@ def grade_notebooks(paths: list[Path], options: Options, jobs: int,
     counted once (`results.count_once`); `ahead` holds workers `start_ahead` started for them."""
     waiting = ahead or {}
     order = longest_first([exercise_for(Path(path).name) for path in paths])
-    try:
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            graded = dict(zip(order, pool.map(
-                lambda index: grade_safely(paths[index], options,
-                                           ahead=waiting.get(Path(paths[index]))),
-                order), strict=True))
-    finally:
-        for started in waiting.values():
-            started.discard()
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        graded = dict(zip(order, pool.map(
+            lambda index: grade_safely(paths[index], options,
+                                       ahead=waiting.get(Path(paths[index]))),
+            order), strict=True))
     return count_once([graded[index] for index in range(len(paths))])
 
 
-def start_ahead(paths: Iterable[Path], options: Options,
-                count: int) -> dict[Path, runner.Started]:
-    """Workers for the first `count` of `paths` whose exercise the file name tells, started
+class Ahead(dict):
+    """Workers started ahead (`start_ahead`), by notebook path. Leaving the `with` block ends
+    every one that was not used, whatever ended the block."""
+
+    def __enter__(self) -> Ahead:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for worker in self.values():
+            worker.discard()
+
+
+def start_ahead(paths: Iterable[Path], options: Options, jobs: int) -> Ahead:
+    """Workers for the first 2 x `jobs` of `paths` whose exercise the file name tells, started
     before the grader reads expected values and notebooks: their start-up (a sandbox, a fresh
     Python) then runs on a core that would otherwise wait. Each waits for its notebook's job
     (`grade_notebook`), using no CPU meanwhile; `Started.discard` ends one that is not used."""
-    started: dict[Path, runner.Started] = {}
+    started = Ahead()
     for path in paths:
-        if len(started) >= count:
+        if len(started) >= 2 * max(1, jobs):
             break
         exercise = exercise_for(Path(path).name)
         if exercise is None or Path(path) in started:

@@ -628,7 +628,7 @@ def test_a_batch_grades_the_same_with_and_without_workers_started_ahead(tmp_path
     ends = sorted(worker.process.returncode for worker in started)
     assert ends == [-signal.SIGKILL] * 2 + [0] * 2, "ann's two were ended unused, two ran"
     assert not processes.live
-    monkeypatch.setattr(grading, "start_ahead", lambda *args: {})
+    monkeypatch.setattr(grading, "start_ahead", lambda *args: grading.Ahead())
     batch.grade_batch(submitted, tmp_path / "plain", options, jobs=2, force=True,
                       progress=io.StringIO())
     grades = [(tmp_path / out / "grades.csv").read_text() for out in ("ahead", "plain")]
