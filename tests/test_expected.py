@@ -90,8 +90,11 @@ def test_the_store_keeps_what_the_reference_cost(tmp_path, monkeypatch):
     monkeypatch.setattr(suite, "_STORED", {})
     suite.expected_outcomes.cache_clear()
     assert grading.prepare((PARSE,)) == []
-    spent = grading.cost(PARSE)
-    assert spent > 0
+    assert grading.cost(PARSE) >= 0 and PARSE.notebook in grading._COST
+    # Warm, the reference takes about a millisecond, below what some kernels' CPU clocks
+    # resolve (0.0 there): the round trip is checked on a cost that cannot be mistaken.
+    spent = 0.0421
+    grading._COST[PARSE.notebook] = spent
     expected.save(tmp_path, PARSE)
     grading._COST.clear()
     assert grading.cost(PARSE) == 0.0
