@@ -49,7 +49,8 @@ INTERPRETER_MB = 128  # address space Python itself needs on top of the memory l
 # of the start-up time), so site-packages are added by hand, last. Limits are set here, before
 # the worker runs any notebook code; the worker then drops to its unprivileged uid.
 BOOTSTRAP = """\
-import resource, sys
+import gc, resource, sys
+gc.disable()  # no collections while importing: the worker enables them when it forks
 sys.path[0] = sys.argv[1]
 sys.path += [path for path in sys.argv[3].split(":") if path]
 names = ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_CORE")

@@ -261,6 +261,42 @@ def test_the_case_that_ended_its_process_is_found_among_thousands_read_in_arrear
                if f"c{index}" in outcomes)
 
 
+COLLECTOR = """
+import gc, weakref
+IN_CELLS = gc.isenabled()
+
+
+class Node:
+    pass
+
+
+def collected(_):
+    node = Node()
+    node.itself = node  # a cycle: only the cyclic collector frees it
+    kept = weakref.ref(node)
+    del node
+    gc.collect()
+    return [IN_CELLS, gc.isenabled(), kept() is None]
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_notebook_code_finds_the_cyclic_collector_on(mode):
+    """The worker imports with the collector off and freezes what exists before each fork;
+    the notebook's cells and its hidden cases still run with the collector on, and cycles they
+    make are freed."""
+    if mode == "bwrap" and not isolation.bwrap_works():
+        pytest.skip("bubblewrap (Debian package bubblewrap) is not available")
+    job = {"prelude": [], "cells": [{"label": "cell", "source": COLLECTOR}], "cell_timeout": 10.0,
+           "cpu_budget": 10.0,
+           "cases": [{"id": "c", "probe": "call", "target": "collected", "args": [0],
+                      "kwargs": {}, "timeout": 5.0}]}
+    run = runner.run(job, runner.Limits(), isolation.Isolation(mode))
+    assert run.finished, run.stderr[-2000:]
+    assert [event["outcome"] for event in run.events if event.get("event") == "case"] == [
+        {"value": [True, True, True]}]
+
+
 @needs_bwrap
 def test_a_process_that_ends_itself_fails_only_the_tests_where_it_did(tmp_path):
     """A hidden test whose code ends its process fails with a clear reason; the tests after it

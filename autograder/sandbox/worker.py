@@ -177,6 +177,7 @@ def main(argv: list[str]) -> int:
     uid = int(argv[argv.index("--uid") + 1]) if "--uid" in argv else UNPRIVILEGED
     flush = _flusher()
     reader, writer = os.pipe()
+    _freeze()
     child = os.fork()
     if child == 0:  # the notebook process: no results descriptor
         try:
@@ -393,6 +394,7 @@ def _notebook_process(job: Job, writer: int, flush) -> None:
         progress, progress_out = os.pipe()
         flush()
         left = budget - _cpu_seconds()  # this process's cells and every case server so far
+        _freeze()
         pid = fork()
         if pid == 0:
             os.close(progress)
@@ -400,6 +402,14 @@ def _notebook_process(job: Job, writer: int, flush) -> None:
                          exit_now, flush)
         os.close(progress_out)
         index = _watch_server(pid, progress, cases, index, send, wait4, kill)
+
+
+def _freeze() -> None:
+    """Before a fork: leave what exists now out of later collections, so that neither process
+    writes to the other's pages just to look at objects that stay (each write copies a page),
+    and collect in the child only what it makes. The worker starts with collections off."""
+    gc.freeze()
+    gc.enable()
 
 
 def _settle_after_cells() -> None:

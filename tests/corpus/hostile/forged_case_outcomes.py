@@ -1,7 +1,8 @@
 # threat: an untouched parse_cron_field, plus a cell of its own that finds the hidden cases in the
-# worker's memory, computes the right answer to each with a correct parse_cron_field of its own,
-# and writes those outcomes in the worker's formats to every file descriptor, before
-# the tests run and again from inside the graded function.
+# worker's memory (thawing what the worker froze out of the collector first), computes the right
+# answer to each with a correct parse_cron_field of its own, and writes those outcomes in the
+# worker's formats to every file descriptor, before the tests run and again from inside the
+# graded function.
 # notebook: 01_parse_cron_field
 # max-points: 0
 # %% new
@@ -29,6 +30,7 @@ def correct(field, low, high):
 
 def forge():
     lines = []
+    gc.unfreeze()
     for thing in gc.get_objects():
         if isinstance(thing, dict) and isinstance(thing.get("cases"), list):
             for case in thing["cases"]:
