@@ -32,6 +32,8 @@ def text(value: object) -> str:
     """`value` as a string that encodes as UTF-8: lone surrogates become U+FFFD."""
     if not isinstance(value, str):
         value = str(value)
+    if type(value) is str and value.isascii():  # no surrogates: the check reads a flag
+        return value
     return _SURROGATES.sub(REPLACEMENT, value)
 
 

@@ -6,17 +6,19 @@ untrusted outcomes, verdicts, extraction and counting each exercise once.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
+import re
 
 import pytest
 from factories import answer_cell, grade_cell, markdown_cell, notebook, student_cell
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autograder import scoring
+from autograder import escape, scoring
 from autograder.notebook import extract
-from autograder.results import NotebookResult, count_once
+from autograder.results import ItemResult, NotebookResult, TestResult, count_once
 from autograder.rubric import EXERCISES, exercise_for
 from autograder.sandbox import plain
 from autograder.scoring import judge
@@ -286,6 +288,39 @@ def test_count_once_keeps_different_exercises():
     found = count_once([result(f"s/{e.notebook}.ipynb", e.notebook, e.max_score)
                                 for e in EXERCISES])
     assert sum(r.score for r in found) == sum(e.max_score for e in EXERCISES)
+
+
+_TEXT = st.text(max_size=8)
+_TESTS = st.builds(TestResult, name=_TEXT, score=st.floats(0, 5), max_score=st.floats(0, 5),
+                   output=_TEXT, passed=st.booleans(), visibility=_TEXT)
+_ITEMS = st.builds(ItemResult, grade_id=_TEXT, title=_TEXT, score=st.floats(0, 5),
+                   max_score=st.floats(0, 5), tests=st.lists(_TESTS, max_size=3))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.builds(NotebookResult, path=_TEXT, notebook=_TEXT, assignment=_TEXT,
+                 score=st.floats(0, 50), max_score=st.floats(0, 50),
+                 items=st.lists(_ITEMS, max_size=3), problems=st.lists(_TEXT, max_size=2),
+                 execution_time=st.floats(0, 9), stdout=_TEXT, stderr=_TEXT,
+                 readable=st.booleans(), grader_failed=st.booleans(),
+                 flags=st.lists(_TEXT, max_size=2), timed_out=st.booleans()))
+def test_a_result_as_a_dict_is_what_asdict_gives_and_shares_no_list(result):
+    data = result.to_dict()
+    assert data == dataclasses.asdict(result)
+    assert json.dumps(data) == json.dumps(dataclasses.asdict(result))  # the same order, too
+    assert NotebookResult.from_dict(data) == result
+    data["problems"].append("x")
+    data["flags"].append("x")
+    for item in data["items"]:
+        item["tests"].append("x")
+    assert data != result.to_dict()
+
+
+@given(st.text(st.characters(exclude_categories=()) | st.sampled_from("\ud800\udfff\x00é")))
+def test_text_replaces_lone_surrogates_and_nothing_else(value):
+    assert escape.text(value) == re.sub("[\ud800-\udfff]", "\ufffd", value)
+    assert type(escape.text(value)) is str
+    escape.text(value).encode("utf-8")
 
 
 SKIPPED_IMPORTS = """
