@@ -238,3 +238,23 @@ def test_without_bubblewrap_it_warns_or_refuses_as_asked(tmp_path):
     reduced = autograder("grade", path, "--results", tmp_path / "r.json", env=env)
     assert reduced.returncode == 0 and "reduced isolation" in reduced.stderr
     assert json.loads((tmp_path / "r.json").read_text())["score"] == PARSE.max_score
+
+
+def test_the_command_ends_straight_out_with_its_clean_ups_done_and_its_code_kept(tmp_path):
+    """`python -m autograder` skips the interpreter's teardown at the end, but not its exit
+    handlers: the private copy of the sandbox package is gone, every file and line is written,
+    and the exit code is the command's own."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = {**os.environ, "TMPDIR": str(temporary)}
+    submitted = tmp_path / "submitted"
+    fixtures.place(submitted, "ada", PARSE, fixtures.honest_submission(PARSE))
+    done = autograder("grade-batch", submitted, "--out", tmp_path / "out", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "graded 1 notebook" in done.stderr and done.stderr.endswith("\n")
+    rows = list(csv.DictReader((tmp_path / "out" / "grades.csv").open()))
+    assert {row["student"] for row in rows} == {"ada"}
+    assert {row["notebook"]: row["score"] for row in rows}[PARSE.notebook] == "25"
+    assert not list(temporary.glob("autograder-package-*")), list(temporary.iterdir())
+    refused = autograder("grade-batch", tmp_path / "nowhere", "--out", tmp_path / "out2", env=env)
+    assert refused.returncode == 2 and "does not exist" in refused.stderr
