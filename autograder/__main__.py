@@ -23,7 +23,7 @@ from .cli import main  # noqa: E402
 gc.freeze()
 
 
-def _leave(code: object) -> None:
+def _leave(code: int | None) -> None:
     """End the process with `code` once everything is written: the exit handlers run (spare
     control groups, the private copy of the sandbox package, logging), then the process ends
     without the interpreter's teardown of every object the command made, which takes a small
@@ -41,7 +41,7 @@ def _leave(code: object) -> None:
         sys.stderr.flush()
     except (OSError, ValueError):
         sys.exit(code)
-    os._exit(code if isinstance(code, int) else 0 if code is None else 1)
+    os._exit(code or 0)
 
 
 _leave(main())
