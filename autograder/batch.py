@@ -24,9 +24,10 @@ import json
 import os
 import stat
 import sys
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
@@ -298,28 +299,40 @@ def _grade_batch(out: Path, options: grading.Options, jobs: int, force: bool, pr
     submission_grader: dict[Submission, str] = {}
     todo = []
     summary = Summary()
-    for submission in submissions:
-        hashes[submission] = file_hash(submission.path)
-        exercise = submission.exercise
-        if exercise not in graders:
-            graders[exercise] = fingerprint(options, exercise)
-        submission_grader[submission] = graders[exercise]
-        saved = None if force else _load(submission.saved_result(out), hashes[submission],
-                                         graders[exercise])
-        if saved is None:
-            todo.append(submission)
-        else:
-            results[submission] = saved
-            summary.unchanged += 1
-    if todo:
-        prepare(tuple(dict.fromkeys(s.exercise for s in todo)))
-        todo = [todo[index] for index in grading.longest_first([s.exercise for s in todo])]
-    width = len(str(len(todo)))
     pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="grade")
+    prepared = threading.Event()
+    futures: dict[Future[NotebookResult], Submission] = {}
     try:
-        futures = {pool.submit(grading.grade_safely, s.path, options, s.key, s.within,
-                               ahead.get(s.path)): s
-                   for s in todo}
+        # The notebooks whose workers started ahead are graded whatever their fingerprint
+        # says (none has a saved result, or all are forced): they go to their sandboxes now,
+        # while this thread works out fingerprints and expected values, and are scored once
+        # those are ready, exactly as if they had waited.
+        futures.update({pool.submit(grading.grade_safely, s.path, options, s.key, s.within,
+                                    ahead.get(s.path), prepared): s
+                        for s in submissions if s.path in ahead})
+        try:
+            for submission in submissions:
+                hashes[submission] = file_hash(submission.path)
+                exercise = submission.exercise
+                if exercise not in graders:
+                    graders[exercise] = fingerprint(options, exercise)
+                submission_grader[submission] = graders[exercise]
+                saved = None if force or submission.path in ahead else _load(
+                    submission.saved_result(out), hashes[submission], graders[exercise])
+                if saved is None:
+                    todo.append(submission)
+                else:
+                    results[submission] = saved
+                    summary.unchanged += 1
+            if todo:
+                prepare(tuple(dict.fromkeys(s.exercise for s in todo)))
+                todo = [todo[index]
+                        for index in grading.longest_first([s.exercise for s in todo])]
+        finally:
+            prepared.set()
+        width = len(str(len(todo)))
+        futures.update({pool.submit(grading.grade_safely, s.path, options, s.key, s.within): s
+                        for s in todo if s.path not in ahead})
         for done, future in enumerate(as_completed(futures), start=1):
             submission = futures[future]
             try:
@@ -346,7 +359,8 @@ def _grade_batch(out: Path, options: grading.Options, jobs: int, force: bool, pr
         summary.interrupted = True
         summary.seconds = time.monotonic() - started
         return summary
-    pool.shutdown(wait=True)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     write_outputs(out, found, results, policy or deadlines.Policy(), overrides or {}, summary)
     shard_module.write_manifest(out, shard, {e.notebook: graders.get(e) or fingerprint(options, e)
                                              for e in found.exercises}, found.students)

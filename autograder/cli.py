@@ -228,10 +228,12 @@ def _grade(args: argparse.Namespace) -> int:
     if missing:
         raise UsageError(f"no such notebook: {', '.join(missing)}")
     options = _options(args)
-    # The first workers start while this process reads expected values (grading.start_ahead).
+    # The first workers start, and their notebooks run, while this process reads expected
+    # values (grading.start_ahead, grading.grade_notebooks).
     with grading.start_ahead(args.notebooks, options, args.jobs) as ahead:
-        _prepare(grading.exercises_in(args.notebooks), args.expected)
-        results = grading.grade_notebooks(args.notebooks, options, args.jobs, ahead)
+        results = grading.grade_notebooks(
+            args.notebooks, options, args.jobs, ahead,
+            lambda: _prepare(grading.exercises_in(args.notebooks), args.expected))
     report.write_results(args.results, results)
     for result in results:
         for flag in result.flags:

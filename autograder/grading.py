@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import runner, scoring, suite
+from . import processes, runner, scoring, suite
 from .isolation import Isolation
 from .notebook import MAX_CODE_CHARACTERS, NotebookError, NotebookRefused, extract, read_notebook
 from .reference import SOLUTIONS, nbgrader_meta, source_notebook
@@ -204,11 +205,16 @@ def _check_grade_cells(exercise: Exercise) -> None:
 
 def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
                    within: Path | None = None,
-                   ahead: runner.Started | None = None) -> NotebookResult:
+                   ahead: runner.Started | None = None,
+                   prepared: threading.Event | None = None) -> NotebookResult:
     """Grade one notebook file; every problem becomes a message in the result.
 
     The file is read by this trusted process, so it must be a file of its own: never a
-    symbolic link (to a solution, say) and, with `within`, inside that folder for real."""
+    symbolic link (to a solution, say) and, with `within`, inside that folder for real.
+
+    With `prepared`, the notebook may be sent to its sandbox while another thread is still
+    preparing expected values (`prepare`): it is scored only once `prepared` is set, and then
+    exactly as if it had waited for it before starting."""
     path = Path(path)
     shown = shown_as or str(path)
     started = time.monotonic()
@@ -248,20 +254,35 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
     if exercise is None:
         return not_graded(shown, None, f"{shown} is not one of the course's notebooks: its "
                            "name and its graded cells match no exercise in the rubric", path)
-    if not all(item.grade_id in _READY for item in exercise.items):
-        why = _BROKEN.get(exercise.notebook, "its expected values were not prepared")
-        return not_graded(shown, exercise, f"{exercise.notebook} cannot be graded here: {why}; "
-                           "please tell your instructor", path)
+    if prepared is None and not _ready(exercise):
+        return _unprepared(shown, exercise, path)
     try:
         extracted = extract(notebook, exercise)
     except Exception as error:  # a malformed document the reader let through
+        if prepared is not None:
+            prepared.wait()
+            if not _ready(exercise):
+                return _unprepared(shown, exercise, path)
         return not_graded(shown, exercise, f"{shown} could not be read as a notebook "
                            f"({type(error).__name__})", path)
     limits = options.limits(exercise)
-    job: protocol.Job = {"prelude": extracted.prelude, "cells": extracted.cells,
-           "cases": list(suite.exercise_cases(exercise)), "cell_timeout": limits.cell_time,
-           "cpu_budget": limits.time}
-    run = runner.run(job, limits, options.isolation, exercise.assignment, ahead)
+    try:
+        cases = list(suite.exercise_cases(exercise))
+    except Exception:
+        if prepared is None:
+            raise
+        cases = None  # a suite that cannot be read: `prepare` says so, below
+    if cases is not None:
+        job: protocol.Job = {"prelude": extracted.prelude, "cells": extracted.cells,
+                             "cases": cases, "cell_timeout": limits.cell_time,
+                             "cpu_budget": limits.time}
+        run = runner.run(job, limits, options.isolation, exercise.assignment, ahead)
+    if prepared is not None:
+        waiting = time.monotonic()
+        prepared.wait()
+        started += time.monotonic() - waiting  # the wait is not this notebook's time
+        if cases is None or not _ready(exercise):
+            return _unprepared(shown, exercise, path)
     result = scoring.score_run(exercise, run, limits, shown, options.show_expected,
                        labels={f"setup cell {index + 1}" for index in range(len(extracted.prelude))}
                        | {cell["label"] for cell in extracted.cells})
@@ -269,6 +290,16 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
     result.flags += _hard_links(path)
     result.execution_time = round(time.monotonic() - started, 3)
     return result
+
+
+def _ready(exercise: Exercise) -> bool:
+    return all(item.grade_id in _READY for item in exercise.items)
+
+
+def _unprepared(shown: str, exercise: Exercise, path: Path) -> NotebookResult:
+    why = _BROKEN.get(exercise.notebook, "its expected values were not prepared")
+    return not_graded(shown, exercise, f"{exercise.notebook} cannot be graded here: {why}; "
+                      "please tell your instructor", path)
 
 
 def _hard_links(path: Path) -> list[str]:
@@ -282,17 +313,33 @@ def _hard_links(path: Path) -> list[str]:
 
 
 def grade_notebooks(paths: list[Path], options: Options, jobs: int,
-                    ahead: dict[Path, runner.Started] | None = None) -> list[NotebookResult]:
+                    ahead: dict[Path, runner.Started] | None = None,
+                    prepare: Callable[[], object] | None = None) -> list[NotebookResult]:
     """The `grade` command: `paths` graded `jobs` at a time, in their order, each exercise
-    counted once (`results.count_once`); `ahead` holds workers `start_ahead` started for them."""
+    counted once (`results.count_once`); `ahead` holds workers `start_ahead` started for them.
+    Those notebooks go to their sandboxes at once, while `prepare` (if given) works out the
+    expected values in this thread; every notebook is scored once it is done."""
     waiting = ahead or {}
-    order = longest_first([exercise_for(Path(path).name) for path in paths])
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        graded = dict(zip(order, pool.map(
-            lambda index: grade_safely(paths[index], options,
-                                       ahead=waiting.get(Path(paths[index]))),
-            order), strict=True))
-    return count_once([graded[index] for index in range(len(paths))])
+    prepared = threading.Event()
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
+        futures = {index: pool.submit(grade_safely, path, options, ahead=waiting[Path(path)],
+                                      prepared=prepared)
+                   for index, path in enumerate(paths) if Path(path) in waiting}
+        try:
+            if prepare is not None:
+                prepare()
+        finally:
+            prepared.set()
+        for index in longest_first([exercise_for(Path(path).name) for path in paths]):
+            if index not in futures:
+                futures[index] = pool.submit(grade_safely, paths[index], options)
+        return count_once([futures[index].result() for index in range(len(paths))])
+    except KeyboardInterrupt:
+        processes.stop_all()  # end the running sandboxes instead of waiting for them
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 class Ahead(dict):
@@ -332,11 +379,12 @@ def start_ahead(paths: Iterable[Path], options: Options, jobs: int) -> Ahead:
 
 def grade_safely(path: Path, options: Options, shown_as: str | None = None,
                  within: Path | None = None,
-                 ahead: runner.Started | None = None) -> NotebookResult:
+                 ahead: runner.Started | None = None,
+                 prepared: threading.Event | None = None) -> NotebookResult:
     """`grade_notebook`, but a bug in the grader becomes a message instead of ending a batch.
     `ahead` (a worker started for this notebook) is ended when the notebook did not use it."""
     try:
-        return grade_notebook(path, options, shown_as, within, ahead)
+        return grade_notebook(path, options, shown_as, within, ahead, prepared)
     except Exception as error:
         shown = shown_as or str(path)
         result = not_graded(shown, exercise_for(Path(path).name),

@@ -269,7 +269,7 @@ def _options() -> grading.Options:
 def test_a_grading_failure_is_that_students_error(tmp_path, monkeypatch):
     submitted = _class(tmp_path, ("ann", "bob", "cy"))
 
-    def grade(path, options, shown_as=None, within=None, ahead=None):
+    def grade(path, options, shown_as=None, within=None, ahead=None, prepared=None):
         if "/bob/" in str(path):
             raise RuntimeError("injected")
         return _fake_result(path, shown_as)
@@ -287,7 +287,7 @@ def test_a_grading_failure_is_that_students_error(tmp_path, monkeypatch):
 def test_a_writing_failure_is_that_students_error(tmp_path, monkeypatch):
     submitted = _class(tmp_path, ("ann", "bob", "cy"))
     monkeypatch.setattr(grading, "grade_safely",
-                        lambda path, options, shown_as=None, within=None, ahead=None:
+                        lambda path, options, shown_as=None, within=None, ahead=None, prepared=None:
                         _fake_result(path, shown_as))
     real = report.report_markdown
 
@@ -310,7 +310,7 @@ def test_unencodable_text_and_a_bad_cache_never_stop_a_rerun(tmp_path, monkeypat
     submitted = _class(tmp_path, ("ann", "bob"))
     nasty = "lone \ud800 surrogate, NUL \x00, escape \x1b[2J, newline\n# heading <b>"
     monkeypatch.setattr(grading, "grade_safely",
-                        lambda path, options, shown_as=None, within=None, ahead=None:
+                        lambda path, options, shown_as=None, within=None, ahead=None, prepared=None:
                         _fake_result(path, shown_as, nasty))
     out = tmp_path / "out"
     for _ in range(2):  # the second run reads the saved results back
@@ -329,7 +329,7 @@ def test_unencodable_text_and_a_bad_cache_never_stop_a_rerun(tmp_path, monkeypat
     record["result"]["stderr"] = "\udcff\x1b"
     saved[0].write_text(json.dumps(record))
     monkeypatch.setattr(grading, "grade_safely",
-                        lambda path, options, shown_as=None, within=None, ahead=None:
+                        lambda path, options, shown_as=None, within=None, ahead=None, prepared=None:
                         _fake_result(path, shown_as))
     summary = batch.grade_batch(submitted, out, _options(), progress=open(os.devnull, "w"),
                                 prepare=lambda found: None)

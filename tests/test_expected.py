@@ -112,11 +112,14 @@ def test_a_batch_grades_the_costliest_exercises_first(tmp_path, monkeypatch):
     monkeypatch.setattr(grading, "_COST", costs)
     order = []
 
-    def grade(path, options, shown_as=None, within=None, ahead=None):
+    def grade(path, options, shown_as=None, within=None, ahead=None, prepared=None):
         order.append((Path(path).parts[-3], Path(path).stem))
         return not_graded(shown_as or str(path), exercise_for(Path(path).name), "fake", path)
 
     monkeypatch.setattr(grading, "grade_safely", grade)
+    # Notebooks whose workers start ahead go to their sandboxes first, before any cost is
+    # known (test_sandbox.py); without them, the order is the costliest first.
+    monkeypatch.setattr(grading, "start_ahead", lambda *args: grading.Ahead())
     batch.grade_batch(submitted, tmp_path / "out", grading.Options(isolation=Isolation("none")),
                       jobs=1, progress=open(os.devnull, "w"), prepare=lambda found: None)
     ranked = sorted(exercises, key=lambda e: -costs.get(e.notebook, 0.0))
@@ -130,7 +133,7 @@ def test_grade_reports_in_the_given_order_after_grading_the_costliest_first(tmp_
                                            EXERCISES[2].notebook: 0.5})
     order = []
 
-    def grade(path, options, ahead=None):
+    def grade(path, options, ahead=None, prepared=None):
         order.append(path)
         return not_graded(str(path), exercise_for(path.name), "fake", path)
 

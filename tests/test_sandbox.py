@@ -672,6 +672,91 @@ def test_a_batch_grades_the_same_with_and_without_workers_started_ahead(tmp_path
     assert grades[0].count("is not a notebook") == 2 and grades[0].count(",\"25\",\"25\",") == 2
 
 
+def _when_a_sandbox_finished(monkeypatch) -> threading.Event:
+    """An event set each time a sandbox run ends (runner.run returns)."""
+    finished = threading.Event()
+    run = runner.run
+
+    def counted(*args, **kwargs):
+        try:
+            return run(*args, **kwargs)
+        finally:
+            finished.set()
+
+    monkeypatch.setattr(runner, "run", counted)
+    return finished
+
+
+def test_notebooks_sent_ahead_are_scored_only_once_expected_values_are_ready(tmp_path,
+                                                                           monkeypatch):
+    """grade-batch sends the notebooks whose workers started ahead to their sandboxes while it
+    still works out expected values, and scores them after: a reference found broken meanwhile
+    gives them the same sentence as a batch that waits, and the grades are the same."""
+    submitted = tmp_path / "submitted"
+    backoff = exercise_for("05_backoff_delays")
+    for student in ("ann", "bob"):
+        fixtures.place(submitted, student, PARSE, fixtures.honest_submission(PARSE))
+        fixtures.place(submitted, student, backoff, fixtures.honest_submission(backoff))
+    options = grading.Options(isolation=isolation.Isolation.choose("auto"))
+    monkeypatch.setattr(grading, "_READY", set())
+    monkeypatch.setattr(grading, "_BROKEN", {})
+    finished = _when_a_sandbox_finished(monkeypatch)
+
+    def prepare(exercises, wait_for_a_sandbox=True):
+        if wait_for_a_sandbox:  # a notebook has been through its sandbox before anything is ready
+            assert finished.wait(120)
+        grading._BROKEN[PARSE.notebook] = "its reference solution raised (a test)"
+        assert grading.prepare(exercises) == []
+
+    batch.grade_batch(submitted, tmp_path / "ahead", options, jobs=2, force=True,
+                      progress=io.StringIO(), prepare=prepare)
+    monkeypatch.setattr(grading, "start_ahead", lambda *args: grading.Ahead())
+    monkeypatch.setattr(grading, "_READY", set())
+    monkeypatch.setattr(grading, "_BROKEN", {})
+    batch.grade_batch(submitted, tmp_path / "waited", options, jobs=2, force=True,
+                      progress=io.StringIO(),
+                      prepare=lambda exercises: prepare(exercises, wait_for_a_sandbox=False))
+    grades = [(tmp_path / out / "grades.csv").read_text() for out in ("ahead", "waited")]
+    assert grades[0] == grades[1]
+    assert grades[0].count("its reference solution raised (a test)") == 2
+    assert grades[0].count(f'"{backoff.notebook}","25","25"') == 2
+    assert not processes.live
+
+
+def test_grade_scores_its_notebooks_sent_ahead_only_once_expected_values_are_ready(
+        tmp_path, monkeypatch):
+    """The `grade` command does the same: its first notebooks run while the expected values
+    are read, and every result equals that of a run that prepared first."""
+    backoff = exercise_for("05_backoff_delays")
+    paths = [fixtures.place(tmp_path, student, exercise, fixtures.honest_submission(exercise))
+             for student in ("ann",) for exercise in (PARSE, backoff)]
+    options = grading.Options(isolation=isolation.Isolation.choose("auto"))
+    finished = _when_a_sandbox_finished(monkeypatch)
+
+    def prepare():
+        assert finished.wait(120)
+        grading._BROKEN[PARSE.notebook] = "its reference solution raised (a test)"
+        assert grading.prepare((PARSE, backoff)) == []
+
+    outcomes = []
+    for sent_ahead in (True, False):
+        monkeypatch.setattr(grading, "_READY", set())
+        monkeypatch.setattr(grading, "_BROKEN", {})
+        if sent_ahead:
+            with grading.start_ahead(paths, options, 1) as ahead:
+                assert len(ahead) == 2
+                results = grading.grade_notebooks(paths, options, 1, ahead, prepare)
+        else:
+            finished.set()
+            prepare()
+            results = grading.grade_notebooks(paths, options, 1)
+        outcomes.append([(r.score, r.problems) for r in results])
+    assert outcomes[0] == outcomes[1]
+    assert [score for score, _ in outcomes[0]] == [0.0, 25.0]
+    assert "its reference solution raised (a test)" in outcomes[0][0][1][0]
+    assert not processes.live
+
+
 UNREAPED = """
 import ctypes, os, sys, time
 from autograder import isolation, processes, runner
