@@ -7,8 +7,10 @@ import csv
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import fixtures
@@ -258,3 +260,24 @@ def test_the_command_ends_straight_out_with_its_clean_ups_done_and_its_code_kept
     assert not list(temporary.glob("autograder-package-*")), list(temporary.iterdir())
     refused = autograder("grade-batch", tmp_path / "nowhere", "--out", tmp_path / "out2", env=env)
     assert refused.returncode == 2 and "does not exist" in refused.stderr
+
+
+@pytest.mark.parametrize("command", ["grade", "grade-batch"])
+def test_ctrl_c_ends_the_running_sandboxes_and_the_command_at_once(tmp_path, command):
+    """Ctrl-C while a notebook that loops for its whole minute is in its sandbox: the command
+    says it was interrupted and ends with 130 long before that minute is over."""
+    path = fixtures.place(tmp_path / "submitted", "ada", PARSE,
+                          fixtures.submission_for(PARSE, "hostile/loop_in_function"))
+    arguments = [path, "--results", tmp_path / "r.json"] if command == "grade" else [
+        tmp_path / "submitted", "--out", tmp_path / "out"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "autograder", command, *map(str, arguments)], cwd=REPOSITORY,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(3)  # whether the sandbox has started yet or not, the answer is the same
+    interrupted = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode == 130, stderr
+    assert "interrupted" in stderr
+    assert time.monotonic() - interrupted < 30  # the loop alone would take 60 s
