@@ -240,11 +240,12 @@ from autograder import suite
 from autograder.notebook import extract, read_notebook
 from autograder.rubric import exercise_for
 from autograder.sandbox.harness import run_case, run_notebook_code
+from autograder.sandbox.probes import load
 exercise = exercise_for(sys.argv[2])
 extracted = extract(read_notebook(sys.argv[1]), exercise)
 cases = suite.exercise_cases(exercise)
-suite.load_all()
 started = time.process_time()
+load(case["probe"] for case in cases)  # the probes this notebook's tests use, as a sandbox does
 namespace = {"__name__": "__main__"}
 for _ in run_notebook_code(namespace, extracted.prelude, extracted.cells, 30.0):
     pass
@@ -256,16 +257,20 @@ print(time.process_time() - started)
 
 def fresh_work_seconds(submitted: Path, plan: Plan) -> float:
     """CPU seconds of the class's own work, each notebook in a fresh Python of its own with no
-    isolation (what a sandbox must do at the least, besides starting)."""
+    isolation (what a sandbox must do at the least, besides starting): its probes' imports, its
+    cells and its hidden tests, with temporary files in memory as a sandbox's /tmp is."""
     from autograder.rubric import exercise_for
 
+    memory = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
     total = 0.0
     for student, notebook_name in sorted(plan):
         exercise = exercise_for(notebook_name)
         path = submitted / student / exercise.assignment / f"{notebook_name}.ipynb"
-        done = subprocess.run([sys.executable, "-c", FRESH_WORK, str(path), notebook_name],
-                              capture_output=True, text=True, cwd=tempfile.gettempdir(),
-                              env={**os.environ, "PYTHONPATH": str(REPOSITORY)}, timeout=600)
+        with tempfile.TemporaryDirectory(dir=memory) as folder:
+            done = subprocess.run([sys.executable, "-c", FRESH_WORK, str(path), notebook_name],
+                                  capture_output=True, text=True, cwd=folder, timeout=600,
+                                  env={**os.environ, "PYTHONPATH": str(REPOSITORY),
+                                       "TMPDIR": folder})
         total += float(done.stdout.split()[-1])
     return total
 
@@ -345,7 +350,8 @@ def grade_class(root: Path, name: str, plan_of: Callable[[Path], Plan], jobs: in
         own = fresh_work_seconds(submitted, plan)
         cores = os.cpu_count() or 1
         bound = (own + count * empty_cpu) / cores
-        print(f"  the class's own cells and hidden tests, each notebook in a fresh Python with no "
+        print(f"  the class's own cells and hidden tests (with their probes' imports and "
+              f"temporary files in memory), each notebook in a fresh Python with no "
               f"isolation: {own:.2f} s of CPU; with {count} empty workers' "
               f"{count * empty_cpu:.2f} s, at least {bound:.2f} s on {cores} cores for a grader "
               f"with a fresh sandbox per notebook ({theirs_seconds / bound:.0f}x nbgrader at "
