@@ -261,6 +261,40 @@ def test_the_case_that_ended_its_process_is_found_among_thousands_read_in_arrear
                if f"c{index}" in outcomes)
 
 
+def _one_cell_one_case(mode: str, source: str, target: str) -> runner.RunResult:
+    """A sandbox run of one cell and one hidden test calling `target(0)`."""
+    if mode == "bwrap" and not isolation.bwrap_works():
+        pytest.skip("bubblewrap (Debian package bubblewrap) is not available")
+    job = {"prelude": [], "cells": [{"label": "cell", "source": source}], "cell_timeout": 10.0,
+           "cpu_budget": 10.0,
+           "cases": [{"id": "c", "probe": "call", "target": target, "args": [0], "kwargs": {},
+                      "timeout": 5.0}]}
+    run = runner.run(job, runner.Limits(), isolation.Isolation(mode))
+    assert run.finished, run.stderr[-2000:]
+    return run
+
+
+CLOSURE = """
+import os
+os.fsdecode.__closure__[0].cell_contents = "latin-1"  # what every path the tests decode uses
+
+
+def closure(_):
+    return [cell.cell_contents for cell in os.fsdecode.__closure__]
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_a_closure_of_a_module_function_rebound_by_a_cell_is_put_back_and_flagged(mode):
+    """os.fsdecode keeps its encoding in a closure cell (shared with os.fsencode): a cell that
+    rebinds it is reported and the hidden tests run with the cell as it was."""
+    run = _one_cell_one_case(mode, CLOSURE, "closure")
+    assert [event["outcome"] for event in run.events if event.get("event") == "case"] == [
+        {"value": [cell.cell_contents for cell in os.fsdecode.__closure__]}]
+    flags = [event["text"] for event in run.events if event.get("event") == "flag"]
+    assert any("_fscodec.<locals>" in flag and "(closure)" in flag for flag in flags), flags
+
+
 COLLECTOR = """
 import gc, weakref
 IN_CELLS = gc.isenabled()
@@ -285,14 +319,7 @@ def test_notebook_code_finds_the_cyclic_collector_on(mode):
     """The worker imports with the collector off and freezes what exists before each fork;
     the notebook's cells and its hidden cases still run with the collector on, and cycles they
     make are freed."""
-    if mode == "bwrap" and not isolation.bwrap_works():
-        pytest.skip("bubblewrap (Debian package bubblewrap) is not available")
-    job = {"prelude": [], "cells": [{"label": "cell", "source": COLLECTOR}], "cell_timeout": 10.0,
-           "cpu_budget": 10.0,
-           "cases": [{"id": "c", "probe": "call", "target": "collected", "args": [0],
-                      "kwargs": {}, "timeout": 5.0}]}
-    run = runner.run(job, runner.Limits(), isolation.Isolation(mode))
-    assert run.finished, run.stderr[-2000:]
+    run = _one_cell_one_case(mode, COLLECTOR, "collected")
     assert [event["outcome"] for event in run.events if event.get("event") == "case"] == [
         {"value": [True, True, True]}]
 

@@ -77,6 +77,9 @@ def snapshot() -> Snapshot:
             return
         seen_functions.add(id(function))
         guarded.append(function)
+        add_closure(function, owner)
+
+    def add_closure(function: types.FunctionType, owner: str) -> None:
         # Code and defaults cannot change (the audit hook refuses); closure cells can.
         cells = tuple((cell, cell.cell_contents) for cell in function.__closure__ or ()
                       if _has_contents(cell))
@@ -84,6 +87,8 @@ def snapshot() -> Snapshot:
             functions.append((owner, function, function.__code__, function.__defaults__,
                               function.__kwdefaults__, cells))
 
+    function_type, module_type, builtin_type = (types.FunctionType, types.ModuleType,
+                                                types.BuiltinFunctionType)
     for name, module in _trusted_modules():
         namespace = vars(module)
         free = _FREE.get(name, set())
@@ -91,11 +96,21 @@ def snapshot() -> Snapshot:
             continue
         # Functions, classes, modules and other callables: what code calls or looks up.
         # Data (a cache filled lazily, a counter) may change honestly and is left alone.
-        entries = tuple((key, value) for key, value in namespace.items()
-                        if key not in free and (callable(value)
-                                                or isinstance(value, types.ModuleType)))
+        entries = tuple([(key, value) for key, value in namespace.items()
+                         if key not in free and (callable(value)
+                                                 or isinstance(value, module_type))])
         modules.append((name, module, namespace, entries))
         for _, value in entries:
+            kind = type(value)
+            if kind is builtin_type:  # no code, closure or attributes of its own to keep
+                continue
+            if kind is function_type:  # the common case of add_function, inline
+                if id(value) not in seen_functions:
+                    seen_functions.add(id(value))
+                    guarded.append(value)
+                    if value.__closure__:
+                        add_closure(value, name)
+                continue
             if isinstance(value, type) and id(value) not in seen_classes \
                     and getattr(value, "__module__", None) == name and _mutable(value):
                 seen_classes.add(id(value))
