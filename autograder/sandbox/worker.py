@@ -300,8 +300,11 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None]) -> 
             flag("the notebook's processes sent more than the grader reads")
             break
         buffer += data
-        while b"\n" in buffer:
-            line, buffer = buffer.split(b"\n", 1)
+        if b"\n" not in data:
+            lines = []
+        else:  # split once: one line at a time would copy the rest of the buffer each time
+            *lines, buffer = buffer.split(b"\n")
+        for line in lines:
             if len(line) > RECORD_CAP:
                 flag("an overlong record reached the grader's channel")
                 continue
