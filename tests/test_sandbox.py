@@ -295,6 +295,31 @@ def test_a_closure_of_a_module_function_rebound_by_a_cell_is_put_back_and_flagge
     assert any("_fscodec.<locals>" in flag and "(closure)" in flag for flag in flags), flags
 
 
+GARBAGE = """
+import os
+for fd in range(3, 40):  # the grader's channel is among them
+    try:
+        os.write(fd, b"\\n" * 100000 + b"[1]\\n{bad\\n not json\\n")
+    except OSError:
+        pass
+
+
+def honest(x):
+    return x + 1
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_lines_that_are_no_record_are_flagged_and_the_tests_still_count(mode):
+    """Empty lines, a list, broken JSON and text written to the grader's channel are each an
+    unreadable record: flagged once, and the hidden test after them keeps its own answer."""
+    run = _one_cell_one_case(mode, GARBAGE, "honest")
+    assert [event["outcome"] for event in run.events if event.get("event") == "case"] == [
+        {"value": 1}]
+    flags = [event["text"] for event in run.events if event.get("event") == "flag"]
+    assert flags.count("an unreadable record reached the grader's channel") == 1, flags
+
+
 COLLECTOR = """
 import gc, weakref
 IN_CELLS = gc.isenabled()

@@ -93,3 +93,20 @@ def test_a_sandbox_starts_without_the_heavy_modules():
          str(PACKAGE), *heavy],
         capture_output=True, text=True, check=True).stdout.split()
     assert found == []
+
+
+def test_loads_refuses_malformed_objects_where_json_is_not_imported():
+    """In a sandbox, json (and its decoder, through which the C scanner reports a malformed
+    object or array) is never imported: a malformed record is still a ValueError, never the
+    scanner's SystemError."""
+    documents = ["{bad", "{", '{"a" 1}', "{1: 2}", '["a" "b"]', '{"a": 1,}', "[1,]", '"\\x"']
+    found = subprocess.run(
+        [sys.executable, "-S", "-c",
+         "import sys; sys.path[0] = sys.argv[1]; import sandbox.worker; "
+         "from sandbox import wire\n"
+         "for text in sys.argv[2:]:\n"
+         "    try:\n        wire.loads(text)\n    except ValueError:\n        print('refused')\n"
+         "print('json' in sys.modules)",
+         str(PACKAGE), *documents],
+        capture_output=True, text=True)
+    assert found.stdout.split() == ["refused"] * len(documents) + ["False"], found.stderr

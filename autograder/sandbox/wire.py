@@ -68,6 +68,10 @@ def loads(text: str | bytes) -> Any:
         value, end = _scan(text, start)
     except StopIteration as stop:
         raise ValueError(f"no JSON value at character {stop.value}") from None
+    except SystemError:
+        # The C scanner reports a malformed object or array through json.decoder's error
+        # class, and without json.decoder imported (as in a sandbox) it reports nothing.
+        raise ValueError("malformed JSON") from None
     if text[end:].strip(_WHITESPACE):
         raise ValueError(f"more than one JSON value (extra data at character {end})")
     return value

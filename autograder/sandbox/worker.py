@@ -308,6 +308,9 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None]) -> 
             if len(line) > RECORD_CAP:
                 flag("an overlong record reached the grader's channel")
                 continue
+            if line[:1] != b"{":  # every record is a JSON object: no need to parse the rest
+                flag("an unreadable record reached the grader's channel")
+                continue
             try:
                 handle(wire.loads(line))
             except (ValueError, RecursionError):
