@@ -299,7 +299,8 @@ GARBAGE = """
 import os
 for fd in range(3, 40):  # the grader's channel is among them
     try:
-        os.write(fd, b"\\n" * 100000 + b"[1]\\n{bad\\n not json\\n")
+        os.write(fd, b"\\n" * 100000 + b"[1]\\n{bad\\n not json\\n"
+                     b'{"case": [], "outcome": {}}\\n{"ended": {}, "status": 0, "cpu": 0}\\n')
     except OSError:
         pass
 
@@ -312,12 +313,17 @@ def honest(x):
 @pytest.mark.parametrize("mode", ["bwrap", "none"])
 def test_lines_that_are_no_record_are_flagged_and_the_tests_still_count(mode):
     """Empty lines, a list, broken JSON and text written to the grader's channel are each an
-    unreadable record: flagged once, and the hidden test after them keeps its own answer."""
+    unreadable record, and records naming a test by a list or an object name no test: each
+    kind is flagged once, and the hidden test after them keeps its own answer (the relay used
+    to end at the broken JSON and at the unhashable names, losing every outcome)."""
     run = _one_cell_one_case(mode, GARBAGE, "honest")
     assert [event["outcome"] for event in run.events if event.get("event") == "case"] == [
         {"value": 1}]
     flags = [event["text"] for event in run.events if event.get("event") == "flag"]
-    assert flags.count("an unreadable record reached the grader's channel") == 1, flags
+    assert sorted(flags) == [
+        "a report for a hidden test that does not exist reached the grader",
+        "an outcome for a hidden test that does not exist reached the grader",
+        "an unreadable record reached the grader's channel"], flags
 
 
 COLLECTOR = """

@@ -248,7 +248,7 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None]) -> 
                 flag("a forged cell record reached the grader's channel")
         elif "case" in record and set(record) == {"case", "outcome"}:
             ident = record["case"]
-            if ident not in budgets:
+            if type(ident) is not str or ident not in budgets:
                 flag("an outcome for a hidden test that does not exist reached the grader")
             elif ident in outcomes or ident in ended:
                 forge(ident, "a second outcome arrived")
@@ -257,7 +257,7 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None]) -> 
                 settle(ident)
         elif "ended" in record and set(record) == {"ended", "status", "cpu"}:
             ident = record["ended"]
-            if ident not in budgets:
+            if type(ident) is not str or ident not in budgets:
                 flag("a report for a hidden test that does not exist reached the grader")
             elif ident in ended:
                 forge(ident, "a second report of the test's end arrived")
@@ -315,6 +315,8 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None]) -> 
                 handle(wire.loads(line))
             except (ValueError, RecursionError):
                 flag("an unreadable record reached the grader's channel")
+            except Exception:  # whatever a record holds, the relay goes on
+                flag("a record the grader could not use reached its channel")
         if len(buffer) > RECORD_CAP:
             buffer = b""
             flag("an overlong record reached the grader's channel")
