@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -324,6 +326,29 @@ def test_lines_that_are_no_record_are_flagged_and_the_tests_still_count(mode):
         "a report for a hidden test that does not exist reached the grader",
         "an outcome for a hidden test that does not exist reached the grader",
         "an unreadable record reached the grader's channel"], flags
+
+
+def _random_records(seed: int, count: int) -> bytes:
+    """Lines shaped like the channel's records, holding values of every kind."""
+    rng = random.Random(seed)
+    values = [None, True, 0, -9, 1.5, 1e308, "", "c", "timeout", [], [1], {}, {"a": 1}, 2**70]
+    shapes = [("case", "outcome"), ("ended", "status", "cpu"), ("cell", "error"), ("flag",),
+              ("stopped",), ("case",), ("event", "id", "outcome")]
+    lines = [json.dumps({key: rng.choice(values) for key in rng.choice(shapes)})
+             for _ in range(count)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_the_relay_reads_to_the_end_whatever_records_a_cell_forges(mode):
+    """3,000 forged records of every shape and value on the channel: the relay never stops
+    reading, the notebook finishes, and its one hidden test gets an outcome."""
+    forger = (f"import os\nfor fd in range(3, 40):\n    try:\n"
+              f"        os.write(fd, {_random_records(2026, 3000)!r})\n"
+              f"    except OSError:\n        pass\n\n\ndef honest(x):\n    return x + 1\n")
+    run = _one_cell_one_case(mode, forger, "honest")
+    assert [event["id"] for event in run.events if event.get("event") == "case"][:1] == ["c"]
+    assert "Traceback" not in run.stderr, run.stderr[-2000:]
 
 
 COLLECTOR = """
