@@ -256,33 +256,34 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
                            "name and its graded cells match no exercise in the rubric", path)
     if prepared is None and not _ready(exercise):
         return _unprepared(shown, exercise, path)
+    unreadable = cases = None
     try:
         extracted = extract(notebook, exercise)
     except Exception as error:  # a malformed document the reader let through
-        if prepared is not None:
-            prepared.wait()
-            if not _ready(exercise):
-                return _unprepared(shown, exercise, path)
-        return not_graded(shown, exercise, f"{shown} could not be read as a notebook "
-                           f"({type(error).__name__})", path)
+        unreadable = not_graded(shown, exercise, f"{shown} could not be read as a notebook "
+                                f"({type(error).__name__})", path)
     limits = options.limits(exercise)
-    try:
-        cases = list(suite.exercise_cases(exercise))
-    except Exception:
-        if prepared is None:
-            raise
-        cases = None  # a suite that cannot be read: `prepare` says so, below
+    if unreadable is None:
+        try:
+            cases = list(suite.exercise_cases(exercise))
+        except Exception:
+            if prepared is None:
+                raise  # with `prepared`, `prepare` finds the suite unreadable and says so
     if cases is not None:
         job: protocol.Job = {"prelude": extracted.prelude, "cells": extracted.cells,
                              "cases": cases, "cell_timeout": limits.cell_time,
                              "cpu_budget": limits.time}
         run = runner.run(job, limits, options.isolation, exercise.assignment, ahead)
-    if prepared is not None:
+    if prepared is not None:  # the one place a notebook sent ahead waits
         waiting = time.monotonic()
         prepared.wait()
         started += time.monotonic() - waiting  # the wait is not this notebook's time
-        if cases is None or not _ready(exercise):
+        if not _ready(exercise):
             return _unprepared(shown, exercise, path)
+    if unreadable is not None:
+        return unreadable
+    if cases is None:
+        return _unprepared(shown, exercise, path)
     result = scoring.score_run(exercise, run, limits, shown, options.show_expected,
                        labels={f"setup cell {index + 1}" for index in range(len(extracted.prelude))}
                        | {cell["label"] for cell in extracted.cells})
