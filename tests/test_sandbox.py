@@ -314,10 +314,11 @@ def honest(x):
 
 @pytest.mark.parametrize("mode", ["bwrap", "none"])
 def test_lines_that_are_no_record_are_flagged_and_the_tests_still_count(mode):
-    """Empty lines, a list, broken JSON and text written to the grader's channel are each an
-    unreadable record, and records naming a test by a list or an object name no test: each
-    kind is flagged once, and the hidden test after them keeps its own answer (the relay used
-    to end at the broken JSON and at the unhashable names, losing every outcome)."""
+    """Empty lines are passed over; a list, broken JSON and text written to the grader's
+    channel are each an unreadable record, and records naming a test by a list or an object
+    name no test: each kind is flagged once, and the hidden test after them keeps its own
+    answer (the relay used to end at the broken JSON and at the unhashable names, losing every
+    outcome)."""
     run = _one_cell_one_case(mode, GARBAGE, "honest")
     assert [event["outcome"] for event in run.events if event.get("event") == "case"] == [
         {"value": 1}]
@@ -326,6 +327,32 @@ def test_lines_that_are_no_record_are_flagged_and_the_tests_still_count(mode):
         "a report for a hidden test that does not exist reached the grader",
         "an outcome for a hidden test that does not exist reached the grader",
         "an unreadable record reached the grader's channel"], flags
+
+
+PARTIAL = """
+import os
+
+
+def honest(x):
+    for fd in range(3, 40):  # the grader's channel is among them
+        try:
+            os.write(fd, b'{"case": "c", "outcome": {"val')  # no line end
+        except OSError:
+            pass
+    return x + 1
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_a_partial_line_left_on_the_channel_does_not_swallow_the_next_record(mode):
+    """A function that writes part of a line to the grader's channel just before the hidden
+    test sends its answer: that part is flagged as unreadable, and the answer still counts
+    (it used to be glued to the part and lost, with no flag naming why)."""
+    run = _one_cell_one_case(mode, PARTIAL, "honest")
+    assert [event["outcome"] for event in run.events if event.get("event") == "case"] == [
+        {"value": 1}]
+    flags = [event["text"] for event in run.events if event.get("event") == "flag"]
+    assert flags == ["an unreadable record reached the grader's channel"], flags
 
 
 def _random_records(seed: int, count: int) -> bytes:
@@ -374,10 +401,11 @@ def collected(_):
 def test_notebook_code_finds_the_cyclic_collector_on(mode):
     """The worker imports with the collector off and freezes what exists before each fork;
     the notebook's cells and its hidden cases still run with the collector on, and cycles they
-    make are freed."""
+    make are freed. An honest run like this one raises no flag."""
     run = _one_cell_one_case(mode, COLLECTOR, "collected")
     assert [event["outcome"] for event in run.events if event.get("event") == "case"] == [
         {"value": [True, True, True]}]
+    assert [event for event in run.events if event.get("event") == "flag"] == []
 
 
 @needs_bwrap

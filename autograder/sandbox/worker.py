@@ -305,6 +305,8 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None]) -> 
         else:  # split once: one line at a time would copy the rest of the buffer each time
             *lines, buffer = buffer.split(b"\n")
         for line in lines:
+            if not line:  # every record is sent after a line end of its own
+                continue
             if len(line) > RECORD_CAP:
                 flag("an overlong record reached the grader's channel")
                 continue
@@ -360,7 +362,9 @@ def _notebook_process(job: Job, writer: int, flush) -> None:
 
     def send(record: Record, _write=os.write, _dumps=wire.dumps, _fd=writer,
              _errors=(OSError, ValueError, TypeError)) -> None:
-        data = (_dumps(record) + "\n").encode()
+        # Each record starts on a line of its own: a partial line that notebook code left on
+        # the channel ends here, as one unreadable line, instead of swallowing this record.
+        data = ("\n" + _dumps(record) + "\n").encode()
         try:
             while data:
                 data = data[_write(_fd, data):]
