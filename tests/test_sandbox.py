@@ -355,6 +355,57 @@ def test_a_partial_line_left_on_the_channel_does_not_swallow_the_next_record(mod
     assert flags == ["an unreadable record reached the grader's channel"], flags
 
 
+OVERLONG = """
+import os
+for fd in range(3, 40):  # the grader's channel is among them
+    try:
+        os.write(fd, b'{"flag": "' + b"x" * (2 * 1024 * 1024) + b'"}\\n')
+    except OSError:
+        pass
+
+
+def honest(x):
+    return x + 1
+"""
+
+FLOOD = """
+import os
+
+
+def honest(x):
+    for fd in range(3, 40):  # the grader's channel is among them
+        try:
+            for _ in range(80):
+                os.write(fd, b"{" * (1024 * 1024))
+        except OSError:
+            pass
+    return x + 1
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_an_overlong_record_is_flagged_and_the_tests_still_count(mode):
+    """A record longer than the relay reads is flagged (what is left of it after the cut, as
+    unreadable), and the hidden test keeps its answer."""
+    run = _one_cell_one_case(mode, OVERLONG, "honest")
+    assert [event["outcome"] for event in run.events if event.get("event") == "case"] == [
+        {"value": 1}]
+    flags = [event["text"] for event in run.events if event.get("event") == "flag"]
+    assert "an overlong record reached the grader's channel" in flags, flags
+    assert set(flags) <= {"an overlong record reached the grader's channel",  # its tail:
+                          "an unreadable record reached the grader's channel"}, flags
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_a_flood_on_the_channel_is_flagged_and_ends_the_reading(mode):
+    """More than the relay reads in all (80 MiB from the code under test): the relay says so
+    and stops reading; the notebook still finishes, and the flag reaches the grader."""
+    run = _one_cell_one_case(mode, FLOOD, "honest")
+    flags = [event["text"] for event in run.events if event.get("event") == "flag"]
+    assert "the notebook's processes sent more than the grader reads" in flags, flags
+    assert [event for event in run.events if event.get("event") == "case"] == []
+
+
 def _random_records(seed: int, count: int) -> bytes:
     """Lines shaped like the channel's records, holding values of every kind."""
     rng = random.Random(seed)
