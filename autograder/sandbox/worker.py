@@ -287,6 +287,7 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None],
             flag("an unexpected record reached the grader's channel")
 
     buffer = b""
+    cut = False  # the buffer held a record too long to keep: its rest is dropped unread
     received = 0
     exited_at = None
     try:
@@ -323,6 +324,9 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None],
             lines = []
         else:  # split once: one line at a time would copy the rest of the buffer each time
             *lines, buffer = buffer.split(b"\n")
+            if cut:
+                del lines[0]
+                cut = False
         for line in lines:
             if not line:  # every record is sent after a line end of its own
                 continue
@@ -339,7 +343,7 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None],
             except Exception:  # whatever a record holds, the relay goes on
                 flag("a record the grader could not use reached its channel")
         if len(buffer) > RECORD_CAP:
-            buffer = b""
+            buffer, cut = b"", True
             flag("an overlong record reached the grader's channel")
         deliver()
         if ended_handle is not None and len(data) < 65536:  # a full read: more is waiting
