@@ -272,7 +272,7 @@ def _grade_batch(args: argparse.Namespace) -> int:
     except (deadlines.DeadlineError, overrides.OverrideError) as error:
         raise UsageError(str(error)) from None
     for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {escape.terminal(warning)}", file=sys.stderr)
     try:
         part = shard.parse_shard(args.shard) if args.shard else shard.ALL
     except shard.ShardError as error:
@@ -311,7 +311,7 @@ def _export(args: argparse.Namespace) -> int:
     except export.ExportError as error:
         raise UsageError(str(error)) from None
     for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {escape.terminal(warning)}", file=sys.stderr)
     out = args.out or args.folder / ("export-canvas.csv" if args.format == "canvas"
                                      else "export.csv")
     report.write_atomic(out, text)
@@ -366,8 +366,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "merge":
             return _merge(args)
         return _grade_batch(args)
-    except (UsageError, batch.BatchError) as error:
-        print(f"python -m autograder {args.command}: error: {error}", file=sys.stderr)
+    except (UsageError, batch.BatchError) as error:  # may name what a submission holds
+        print(f"python -m autograder {args.command}: error: {escape.terminal(error)}",
+              file=sys.stderr)
         return 2
     except isolation.SandboxUnavailable as error:
         print(f"python -m autograder {args.command}: {error}", file=sys.stderr)

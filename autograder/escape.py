@@ -17,13 +17,17 @@ returns a version that can be written to one kind of output without changing its
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import overload
 
 REPLACEMENT = "\ufffd"
 _SURROGATES = re.compile("[\ud800-\udfff]")
-# C0 and C1 controls, DEL, and the Unicode line and paragraph separators and bidirectional
-# overrides, which can make a terminal line or a spreadsheet cell read differently.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# The Unicode categories shown as escapes: controls (C0, C1, DEL, ANSI escapes), format
+# characters (bidirectional overrides and marks, zero-width spaces and joiners, the byte-order
+# mark, soft hyphens), line and paragraph separators, private use and surrogates. Each can
+# make a terminal line, a report or a spreadsheet cell read differently from what it holds,
+# or make two different names look the same.
+SHOWN_AS_ESCAPES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs"})
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 
@@ -58,15 +62,24 @@ def plain_json(value: object) -> object:
     return value
 
 
-def _show_control(match: re.Match) -> str:
-    character = match.group()
-    return _NAMED.get(character, f"\\u{ord(character):04x}")
+def _shown(character: str) -> str:
+    named = _NAMED.get(character)
+    if named is not None:
+        return named
+    code = ord(character)
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def terminal(value: object) -> str:
-    """One line for a terminal: control characters (newlines, ANSI escapes, carriage returns,
-    bidirectional overrides) shown as visible escapes such as \\n and \\e."""
-    return _CONTROL.sub(_show_control, text(value))
+    """One line for a terminal: control and format characters (newlines, ANSI escapes,
+    carriage returns, bidirectional overrides, zero-width spaces) shown as visible escapes
+    such as \\n, \\e and \\u200b."""
+    shown = text(value)
+    if shown.isprintable():  # no character of SHOWN_AS_ESCAPES: the check runs in C
+        return shown
+    category = unicodedata.category
+    return "".join(_shown(character) if category(character) in SHOWN_AS_ESCAPES else character
+                   for character in shown)
 
 
 def one_line(value: object, limit: int = 2000) -> str:

@@ -59,7 +59,7 @@ from nbgrader.preprocessors import (
 )
 from traitlets import Dict, Enum, Float, Integer, Unicode
 
-from . import grading, isolation, processes
+from . import escape, grading, isolation, processes
 from .results import ItemResult, NotebookResult
 from .rubric import exercise_for
 
@@ -81,8 +81,7 @@ def safe_text(text: str, limit: int = MAX_MESSAGE) -> str:
     NUL) shown as a `\\x..`/`\\u....` escape, cut to `limit` characters."""
     shown = []
     for char in str(text):
-        if char == "\n" or (unicodedata.category(char) not in ("Cc", "Cf", "Zl", "Zp", "Co",
-                                                                  "Cs")):
+        if char == "\n" or unicodedata.category(char) not in escape.SHOWN_AS_ESCAPES:
             shown.append(char)
         else:
             code = ord(char)
