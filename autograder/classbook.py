@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from . import deadlines, report
+from . import deadlines, escape, report
 from .discovery import Discovery, Submission
 from .overrides import Override
 from .results import ItemResult, NotebookResult, TestResult
@@ -103,7 +103,7 @@ def report_notes(rows: list[Row]) -> str:
         if row.submission is None and row.override is None:
             continue  # the notebook's own section already says why it was not graded
         for note in row.notes:
-            lines.append(f"- {row.exercise.notebook}: {note}")
+            lines.append(f"- {row.exercise.notebook}: {escape.code_span(note)}")
     if not lines:
         return ""
     return "\n## Notes from the grader and the instructor\n\n" + "\n".join(lines) + "\n"

@@ -26,6 +26,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import escape
 from .rubric import ASSIGNMENTS, EXERCISES, Exercise, exercise_for
 
 LAYOUT = "SUBMITTED/<student>/<assignment>/<notebook>.ipynb"
@@ -120,6 +121,22 @@ def is_utf8(name: str) -> bool:
         return True
     except UnicodeDecodeError:
         return False
+
+
+def student_names(names: list[str]) -> dict[str, str]:
+    """A name of its own for each student folder name, never another folder's: a UTF-8 name is
+    itself; any other reads as `readable_name` does, or, when that reads like another folder
+    (`Ã©` in UTF-8 beside the Windows-1252 bytes of the same letters), with its undecodable
+    bytes as \\x.. escapes, numbered when even that is taken."""
+    taken = {name for name in names if is_utf8(name)}
+    shown = {name: name for name in taken}
+    for name in sorted(set(names) - taken):
+        escaped = os.fsencode(name).decode("utf-8", "backslashreplace")
+        tries = [readable_name(name), escaped]
+        tries += [f"{escaped} ({number})" for number in range(2, len(names) + 3)]
+        shown[name] = next(candidate for candidate in tries if candidate not in taken)
+        taken.add(shown[name])
+    return shown
 
 
 def match_assignment(name: str) -> str | None:
@@ -272,14 +289,17 @@ def _check_top(submitted: Path) -> None:
             f"{submitted} holds notebooks directly, like one student's assignment folder; "
             f"{hint}, or grade one student with `python -m autograder grade "
             f"{submitted}/*.ipynb --results FILE`")
-    for entry in sorted(folders):
-        if match_assignment(entry.name) and any(
-                child.suffix == ".ipynb" for child in entry.iterdir()):
-            name = readable_name(entry.name)
-            raise LayoutError(
-                f"{submitted} looks like one student's folder (it holds {name}/ with "
-                f"notebooks); {hint}, or grade one student with `python -m autograder grade "
-                f"{submitted}/{name}/*.ipynb --results FILE`")
+    # One student's folder holds only assignment folders. A class may have a student whose
+    # folder is named like an assignment: that student is graded (or told what is misplaced),
+    # and the class is not refused for it.
+    if folders and all(match_assignment(entry.name) for entry in folders):
+        for entry in sorted(folders):
+            if any(child.suffix == ".ipynb" for child in entry.iterdir()):
+                name = escape.terminal(readable_name(entry.name))
+                raise LayoutError(
+                    f"{submitted} looks like one student's folder (it holds {name}/ with "
+                    f"notebooks); {hint}, or grade one student with `python -m autograder "
+                    f"grade {submitted}/{name}/*.ipynb --results FILE`")
 
 
 def _walk(folder: Path, depth: int = 0, budget: list[int] | None = None):
@@ -324,13 +344,13 @@ def discover(submitted: Path, out: Path | None = None,
     flagged: list[Skipped] = []
     candidates: dict[tuple[str, Exercise], list[_Candidate]] = {}
 
-    for entry in sorted(submitted.iterdir()):
+    entries = [entry for entry in sorted(submitted.iterdir())
+               if entry.name not in IGNORED and not entry.name.startswith(".")
+               and not (skip and os.path.realpath(entry) == skip)]
+    names = student_names([entry.name for entry in entries])
+    for entry in entries:
         name = entry.name
-        if name in IGNORED or name.startswith(".") or (skip and os.path.realpath(entry) == skip):
-            continue
-        student = readable_name(name)
-        if student in students:  # a Latin-1 name that reads like another student's
-            student = os.fsencode(name).decode("utf-8", "backslashreplace")
+        student = names[name]
         if _is_link(entry):
             students[student] = entry
             skipped.append(Skipped(student, "", "", "", f"the student folder {student}/ is a "

@@ -30,6 +30,7 @@ import os
 import re
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import fixtures
@@ -347,6 +348,12 @@ def test_the_cache_file_name_does_not_grow_with_the_notebook_name(tmp_path):
 
 def test_escape_for_each_destination():
     assert escape.terminal("a\x1b[2Jb\r\nc\u202e") == "a\\e[2Jb\\r\\nc\\u202e"
+    # format characters: a zero-width space, an Arabic letter mark, a byte-order mark, a soft
+    # hyphen, a tag character; private use; names that look alike stay apart
+    assert escape.terminal("a\u200bda\u061c\ufeff\xad\U000e0041\ue000") == \
+        "a\\u200bda\\u061c\\ufeff\\u00ad\\U000e0041\\ue000"
+    assert escape.terminal("a\u200bda") != escape.terminal("ada")
+    assert escape.terminal("Zoë 東京 \u00a0x") == "Zoë 東京 \u00a0x"
     assert escape.text("x\ud800y") == "x\ufffdy"
     assert escape.code_span("a ` b\n# h") == "``a ` b\\n# h``"
     assert escape.code_span("`x") == "`` `x ``"
@@ -354,6 +361,87 @@ def test_escape_for_each_destination():
     assert escape.csv_cell("-2") == "'-2" and escape.csv_cell("ada") == "ada"
     block = escape.code_block("``` \n<b>\x1b")
     assert block.startswith("````text\n") and block.endswith("\n````") and "\\e" in block
+
+
+def test_terminal_escapes_exactly_the_control_and_format_categories():
+    """Every code point is shown as itself or as an escape by its Unicode category alone, and
+    the nbgrader path (safe_text) escapes the very same characters."""
+    from autograder.nbgrader_autograde import safe_text
+
+    for code in range(0x110000):
+        character = chr(code)
+        if 0xD800 <= code <= 0xDFFF:
+            continue  # lone surrogates become U+FFFD first (escape.text)
+        escaped = unicodedata.category(character) in escape.SHOWN_AS_ESCAPES
+        assert (escape.terminal(character) != character) is escaped, hex(code)
+        if code % 97 == 0 or escaped:
+            assert (safe_text(character) != character) is (escaped and character != "\n"), \
+                hex(code)
+
+
+HOSTILE_FILE = ("x\x1b[2J\x1b]0;pwned\x07\r\n# Total: 185 of 185 points\n"
+                "<img src=x onerror=alert(1)>.py")
+
+
+def test_a_file_name_in_the_report_notes_is_shown_literally(tmp_path):
+    """The notes of a student's report name the files the grader found (here a script
+    export beside the notebook): a name holding escapes, a forged heading and HTML is shown
+    in a code span, on one line."""
+    submitted, out = tmp_path / "submitted", tmp_path / "graded"
+    notebook = place(submitted, "ada", PARSE, fixtures.stub_submission(PARSE))
+    (notebook.parent / HOSTILE_FILE).write_text("print(1)\n")
+    done = grade_batch(submitted, out, "--sandbox", "off", timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    text = (out / "students" / "ada" / "report.md").read_text(encoding="utf-8")
+    notes = text.split("## Notes from the grader and the instructor", 1)[1]
+    assert "a Python script export" in notes
+    assert not CONTROL.search(notes.replace("\n", "")), notes
+    lines = notes.strip().splitlines()
+    assert len(lines) == 1 and "\\e[2J" in lines[0], notes
+    assert re.fullmatch(r"- 01_parse_cron_field: (`+)[^`].*[^`]\1", lines[0]), notes
+
+
+def test_folders_whose_names_read_alike_stay_separate_students(tmp_path):
+    """A Windows-1252 folder name reads like a UTF-8 one beside it (`Â€ÿ`), or like a name
+    typed with a backslash: each folder is a student of its own, the honest one keeps full
+    marks and is not flagged, and the other's work never counts for it."""
+    submitted, out = tmp_path / "submitted", tmp_path / "graded"
+    honest, stub = fixtures.honest_submission(PARSE), fixtures.stub_submission(PARSE)
+    folders = {"Â€ÿ": honest, os.fsdecode(b"\xc2\x80\xff"): stub,
+               "zoë": honest, "zo\\xeb": honest, os.fsdecode(b"zo\xeb"): stub}
+    for folder, made in folders.items():
+        place(submitted, folder, PARSE, made)
+    found = batch.discover(submitted)
+    assert len(found.students) == len(set(found.students)) == 5, found.students
+    assert sorted(s.path.parent.parent.name for s in found.submissions) == sorted(folders)
+    assert all(s.path.is_relative_to(s.within) for s in found.submissions)
+    done = grade_batch(submitted, out, "--sandbox", "off", timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    scores = {row["student"]: float(row["score"]) for row in _rows(out)}
+    assert len(scores) == 5, scores
+    assert scores["Â€ÿ"] == scores["zoë"] == scores["zo\\xeb"] == PARSE.max_score, scores
+    with open(out / "flags.csv", newline="", encoding="utf-8") as handle:
+        flagged = {row["student"]: row["flag"] for row in csv.DictReader(handle)}
+    assert not {"Â€ÿ", "zoë", "zo\\xeb"} & set(flagged), flagged
+
+
+def test_a_student_folder_named_like_an_assignment_does_not_stop_the_batch(tmp_path):
+    """Student folders named `capstone` and `\\r Capstone\\u2028` hold their notebooks
+    directly: the class is still graded (they are told where their files belong), and
+    nothing of their names reaches the terminal unescaped."""
+    submitted, out = tmp_path / "submitted", tmp_path / "graded"
+    place(submitted, "ada", PARSE, fixtures.honest_submission(PARSE))
+    for folder in ("capstone", "\r\x0b\x85 Capstone\u2028\n"):
+        target = submitted / folder / f"{PARSE.notebook}.ipynb"
+        target.parent.mkdir(parents=True)
+        nbformat.write(fixtures.honest_submission(PARSE), str(target))
+    done = grade_batch(submitted, out, "--sandbox", "off", timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert {row["student"]: float(row["score"]) for row in _rows(out)}["ada"] == \
+        PARSE.max_score
+    assert not CONTROL.search(done.stderr.replace("\n", "")), done.stderr[-2000:]
+    refused = grade_batch(submitted / "ada", tmp_path / "other", timeout=300)
+    assert refused.returncode == 2 and "looks like one student's folder" in refused.stderr
 
 
 # -- the grader's own memory and CPU per submission --------------------------------------------
