@@ -81,10 +81,13 @@ def export(folder: Path, fmt: str, roster_path: Path | None = None, missing: str
     assignments = [a for a in ASSIGNMENTS if any(a in mine for mine in scores.values())]
     maxima = {a: sum(e.max_score for e in EXERCISES if e.assignment == a) for a in assignments}
     titles = {a: (titles or {}).get(a, a) for a in assignments}
-    known = {row["student"] for row in roster}
+    # grades.csv holds each student id as escape.csv_cell wrote it (`'-ada` for -ada): a roster
+    # id is looked up in that form.
+    people = [{**row, "key": escape.csv_cell(row["student"])} for row in roster] \
+        or [{"student": s, "lms_id": "", "key": s} for s in sorted(scores)]
+    known = {person["key"] for person in people}
     warnings = [f"{student} is in the gradebook but not in the roster; left out"
                 for student in sorted(scores) if roster and student not in known]
-    people = roster or [{"student": s, "lms_id": ""} for s in sorted(scores)]
 
     def points(student: str, assignment: str) -> str:
         value = scores.get(student, {}).get(assignment)
@@ -101,11 +104,11 @@ def export(folder: Path, fmt: str, roster_path: Path | None = None, missing: str
         for person in people:
             writer.writerow([escape.csv_cell(person.get(k, "")) for k in
                              ("name", "lms_id", "sis_user_id", "sis_login_id", "section")]
-                            + [points(person["student"], a) for a in assignments])
+                            + [points(person["key"], a) for a in assignments])
     else:
         writer.writerow(["student", "lms_id", *assignments, "total"])
         for person in people:
-            cells = [points(person["student"], a) for a in assignments]
+            cells = [points(person["key"], a) for a in assignments]
             total = sum(float(c) for c in cells if c)
             writer.writerow([escape.csv_cell(person["student"]),
                              escape.csv_cell(person.get("lms_id", "")), *cells,

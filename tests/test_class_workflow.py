@@ -390,6 +390,31 @@ def test_plain_csv_export_lists_every_graded_student_with_a_total(graded):
     assert rows["zoë"][2:] == ["25", "0", "25"]
 
 
+@pytest.mark.fast
+def test_export_finds_students_whose_ids_the_gradebook_shows_escaped(tmp_path):
+    """grades.csv shows an id that starts like a formula with a ' and control characters as
+    escapes: the roster's own ids still find their scores, and no roster student is
+    reported missing from the gradebook."""
+    from autograder import export, report
+
+    ids = ["ada", "-ada", "@bob", "=1+1", "eve\x1b[2J", "tab\tbed"]
+    columns = ["student", "assignment", "notebook", "score", "max_score", "note", "override"]
+    rows = [[student, "schedules", "01_parse_cron_field", "25", "25", "", ""]
+            for student in ids]
+    report.write_atomic(tmp_path / "grades.csv", report.csv_table(columns, rows))
+    roster = tmp_path / "roster.csv"
+    with open(roster, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["student", "lms_id", "name"])
+        writer.writerows([student, str(100 + index), f"Student {index}"]
+                         for index, student in enumerate(ids))
+    for fmt, score_column in (("csv", 2), ("canvas", 5)):
+        text, warnings = export.export(tmp_path, fmt, roster)
+        table = list(csv.reader(text.splitlines()))[1 if fmt == "csv" else 2:]
+        assert [line[score_column] for line in table] == ["25"] * len(ids), table
+        assert warnings == []
+
+
 # -- gradebook hygiene -------------------------------------------------------------------
 
 @pytest.mark.fast
