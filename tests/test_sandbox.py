@@ -404,6 +404,27 @@ def test_a_flood_on_the_channel_is_flagged_and_ends_the_reading(mode):
     assert [event for event in run.events if event.get("event") == "case"] == []
 
 
+HUGE = """
+def numbers(_):
+    return list(range(300_000))
+
+
+def texts(_):
+    return ["x" * 99_999] * 300
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+@pytest.mark.parametrize("target", ["numbers", "texts"])
+def test_a_value_too_large_to_send_is_a_wrong_answer_not_tampering(mode, target):
+    """A function that returns more than the relay reads in one record (here 2-30 MB as data)
+    gets an answer too large to compare, which fails the test, and no tampering flag."""
+    run = _one_cell_one_case(mode, HUGE, target)
+    assert [event["outcome"] for event in run.events if event.get("event") == "case"] == [
+        {"value": {"__toolarge__": True}}]
+    assert [event for event in run.events if event.get("event") == "flag"] == []
+
+
 def _random_records(seed: int, count: int) -> bytes:
     """Lines shaped like the channel's records, holding values of every kind."""
     rng = random.Random(seed)

@@ -389,15 +389,20 @@ def _notebook_process(job: Job, writer: int, flush) -> None:
     fork, wait4, kill, exit_now = os.fork, os.wait4, os.kill, os._exit
 
     def send(record: Record, _write=os.write, _dumps=wire.dumps, _fd=writer,
-             _errors=(OSError, ValueError, TypeError)) -> None:
+             _errors=(OSError, ValueError, TypeError), _len=len, _cap=RECORD_CAP) -> bool:
+        """Write `record` to the relay; False, with nothing written, for one longer than
+        the relay reads."""
         # Each record starts on a line of its own: a partial line that notebook code left on
         # the channel ends here, as one unreadable line, instead of swallowing this record.
         data = ("\n" + _dumps(record) + "\n").encode()
+        if _len(data) > _cap + 2:
+            return False
         try:
             while data:
                 data = data[_write(_fd, data):]
         except _errors:
             pass
+        return True
 
     def report(text: str, _send=send) -> None:
         _send({"flag": f"notebook code tried to {text}"})
@@ -506,7 +511,8 @@ def _case_server(namespace: dict, cases: list[Case], start: int, budget: float, 
                 what = "the code under test rebound " + ", ".join(changed[:5])
                 send({"flag": what})
                 outcome = {"tampered": what}
-            send({"case": case["id"], "outcome": outcome})
+            if not send({"case": case["id"], "outcome": outcome}):  # a value over 1 MiB as data
+                send({"case": case["id"], "outcome": {"value": {"__toolarge__": True}}})
         else:
             os.write(progress, b"end\n")
     except BaseException:  # noqa: S110 (the notebook process reports the case that ended)
