@@ -58,6 +58,17 @@ def describe(outcome: dict) -> str:
     return "no result (the notebook's code ended the grading process)"
 
 
+def _kind_hint(expected: dict, actual: dict) -> str:
+    """", a tuple where the rules ask for a list" when a returned value is of another kind
+    than the expected one (which the notebook's signature states), else ""."""
+    if "value" not in expected or "value" not in actual:
+        return ""
+    wanted, got = plain.kind(expected["value"]), plain.kind(actual["value"])
+    if not wanted or not got or wanted == got:
+        return ""
+    return f" ({got}, where the rules ask for {wanted})"
+
+
 def _dict_differences(expected: object, actual: object) -> str:
     """For two observation dicts, name only the entries that differ ("" when not dicts)."""
     try:
@@ -93,8 +104,9 @@ def judge(case: Case, expected: dict, actual: dict | None,
         passed, _ = judge(case, expected, actual)
         if passed or "raised" in expected or "value" in expected:
             return passed, "" if passed else (
-                f"{call()}: your code gave {describe(actual)}, which is not what the rules "
-                "ask for (this hidden test does not show its expected answer)")
+                f"{call()}: your code gave {describe(actual)}{_kind_hint(expected, actual)}, "
+                "which is not what the rules ask for (this hidden test does not show its "
+                "expected answer)")
     if "raised" in expected:
         mro = actual.get("mro")
         if not (isinstance(mro, list) and expected["raised"] in mro):
@@ -112,7 +124,8 @@ def judge(case: Case, expected: dict, actual: dict | None,
         differences = _dict_differences(expected["value"], actual.get("value"))
         if differences:
             return False, f"{call()}: {differences}"
-        return False, f"{call()}: expected {describe(expected)}, got {describe(actual)}"
+        return False, (f"{call()}: expected {describe(expected)}, got {describe(actual)}"
+                       f"{_kind_hint(expected, actual)}")
     raise RuntimeError(f"the reference solution failed on {call()}: {describe(expected)}")
 
 

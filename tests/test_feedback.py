@@ -118,3 +118,25 @@ def test_a_lookup_table_of_the_feedback_earns_no_hidden_points(graded, tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     score = json.loads((tmp_path / "r.json").read_text())["score"]
     assert score <= public_points + 0.01 < PARSE.max_score / 2
+
+
+def test_a_value_of_another_kind_is_named_in_the_feedback():
+    """A `parse_cron_field` that returns a tuple has every value right and fails every valid
+    case (values are compared by type too, and the notebook's signature asks for a list): its
+    feedback says so, hidden test or public, and says nothing of kinds when they agree."""
+    from autograder.scoring import judge
+
+    item = PARSE.items[0]
+    cases, expected = suite.cases_for(item), suite.expected_outcomes(item.grade_id)
+    index = next(i for i, outcome in enumerate(expected) if isinstance(outcome.get("value"), list)
+                 and outcome["value"])
+    as_tuple = {"value": {"__tuple__": expected[index]["value"]}}
+    for reveal in (True, False):
+        passed, message = judge(cases[index], expected[index], as_tuple, reveal=reveal)
+        assert not passed and "(a tuple, where the rules ask for a list)" in message, message
+    passed, message = judge(cases[index], expected[index], {"value": [99]}, reveal=True)
+    assert not passed and "where the rules ask for" not in message, message
+    assert [plain.kind(plain.to_plain(value)) for value in
+            (None, True, 1, 1.5, float("nan"), "x", [], (), {}, set(), b"")] == [
+        "None", "a bool", "an int", "a float", "a float", "a string", "a list", "a tuple",
+        "a dict", "a set", "bytes"]

@@ -168,6 +168,21 @@ def _same(expected: object, actual: object, rel_tol: float, abs_tol: float, dept
     return expected == actual
 
 
+_MARKER_KINDS = {"__tuple__": "a tuple", "__dict__": "a dict", "__set__": "a set",
+                 "__datetime__": "a datetime", "__date__": "a date",
+                 "__timedelta__": "a timedelta", "__bytes__": "bytes", "__float__": "a float"}
+_TYPE_KINDS = {type(None): "None", bool: "a bool", int: "an int", float: "a float",
+               str: "a string", list: "a list"}
+
+
+def kind(data: object) -> str:
+    """What kind of Python value plain `data` stands for, in words ("a list", "a tuple");
+    "" for a marker that is no value of its own (an unsupported object, one too large)."""
+    if type(data) is dict:
+        return next((words for marker, words in _MARKER_KINDS.items() if marker in data), "")
+    return _TYPE_KINDS.get(type(data), "")
+
+
 def show(data: object, limit: int = 300) -> str:
     """Render plain data as Python-like text, shortened to about `limit` characters. Rendering
     stops once the text is longer than that, so a huge value costs no more than a small one."""
