@@ -228,3 +228,26 @@ def test_the_trading_calendar_example_skips_christmas_and_new_year():
     assert "skipped Thu 25 Dec 2025 09:30: Christmas Day" in printed
     assert "skipped Thu 01 Jan 2026 09:30: New Year's Day" in printed
     assert "rebalance Fri 02 Jan 2026 09:30" in printed
+
+
+def test_each_hidden_test_has_the_time_the_notebook_promises(names):
+    """The student copy: "each hidden test allows 5 seconds, and 15 seconds when the answer is
+    months or years away or there is none". Every next_run case whose answer is more than four
+    weeks away, or that raises for finding nothing, allows 15 s; the others allow 5 s."""
+    from autograder import suite
+
+    item = next(item for item in EXERCISE.items if item.grade_id == "test_next_run")
+    for case in suite.cases_for(item):
+        expression, after = case.args
+        try:
+            answer = names["next_run"](expression, after)
+            far = answer - after > timedelta(weeks=4)
+        except ValueError:  # nothing within five years, or a bad expression
+            fields = expression.split()
+            try:
+                far = len(fields) == 5 and all(
+                    names["parse_cron_field"](field, *limits)
+                    for field, limits in zip(fields, FIELD_RANGES, strict=True))
+            except ValueError:
+                far = False
+        assert case.timeout == (15.0 if far else 5.0), (case.name, case.timeout)
