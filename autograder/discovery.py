@@ -125,9 +125,9 @@ def is_utf8(name: str) -> bool:
 
 def student_names(names: list[str]) -> dict[str, str]:
     """A name of its own for each student folder name, never another folder's: a UTF-8 name is
-    itself; any other reads as `readable_name` does, or, when that reads like another folder
-    (`Ã©` in UTF-8 beside the Windows-1252 bytes of the same letters), with its undecodable
-    bytes as \\x.. escapes, numbered when even that is taken."""
+    itself; any other reads as `readable_name` does or, when that reads like another folder
+    (Windows-1252 reads the bytes C2 80 FF as `Â€ÿ`, a UTF-8 name that may sit beside them),
+    with its undecodable bytes as \\x.. escapes, numbered when even that is taken."""
     taken = {name for name in names if is_utf8(name)}
     shown = {name: name for name in taken}
     for name in sorted(set(names) - taken):

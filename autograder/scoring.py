@@ -59,7 +59,7 @@ def describe(outcome: dict) -> str:
 
 
 def _kind_hint(expected: dict, actual: dict) -> str:
-    """", a tuple where the rules ask for a list" when a returned value is of another kind
+    """" (a tuple, where the rules ask for a list)" when a returned value is of another kind
     than the expected one (which the notebook's signature states), else ""."""
     if "value" not in expected or "value" not in actual:
         return ""
