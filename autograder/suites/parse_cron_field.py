@@ -15,6 +15,7 @@ SINGLE = "`a` selects the single value a."
 RANGE = "`a-b` selects a to b, both ends included."
 STEP = ("A step `/n` keeps every n-th value, counting from the start of what it follows: `*/n` "
         "counts from `low`, `a-b/n` from a (up to b), and `a/n` runs from a up to `high`.")
+LARGE_STEP = "A step may be larger than the range: `*/60` on minutes selects only `[0]`."
 EMPTY = "an empty field (`\"\"`) or an empty item"
 NOT_NUMBER = "something that is not a plain whole number"
 TWO_DASHES = "a range that is not two plain whole numbers joined by one dash"
@@ -54,7 +55,8 @@ CASES = [
     field("*/15", 0, 59, "*/15 on minutes", weight=1.5, rule=STEP),
     field("*/7", 1, 31, "a star step starts at the field's lowest value (1 for days)",
           weight=1.5, rule=STEP),
-    field("*/60", 0, 59, "a step larger than the field selects only the start", rule=STEP),
+    field("*/60", 0, 59, "a step larger than the field selects only the start",
+          rule=LARGE_STEP),
     field("3-20/5", 0, 59, "a range step counts from the range start, not from 0", weight=2,
           rule=STEP),
     field("10-30/10", 0, 59, "a range step includes the end when it lands on it", weight=1.5,
