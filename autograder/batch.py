@@ -361,9 +361,11 @@ def _grade_batch(out: Path, options: grading.Options, jobs: int, force: bool, pr
         return summary
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-    write_outputs(out, found, results, policy or deadlines.Policy(), overrides or {}, summary)
+    policy, overrides = policy or deadlines.Policy(), overrides or {}
+    write_outputs(out, found, results, policy, overrides, summary)
     shard_module.write_manifest(out, shard, {e.notebook: graders.get(e) or fingerprint(options, e)
-                                             for e in found.exercises}, found.students)
+                                             for e in found.exercises}, found.students,
+                                shard_module.policy_digest(policy, overrides))
     summary.not_graded = [f"{s.file or s.student}: {s.reason}"
                           for s in found.skipped + found.flagged]
     summary.seconds = time.monotonic() - started

@@ -57,7 +57,7 @@ log = logging.getLogger(__name__)
 DESCRIPTION = """\
 Grade course notebooks against the hidden suites, running student code in a sandbox.
 
-Each notebook runs in its own worker process under an unprivileged uid of its own. With
+Each notebook runs in its own worker process (as root: under an unprivileged uid of its own). With
 bubblewrap (Debian package bubblewrap) the worker has no network, sees only Python, the
 sandbox probes and data/ (read-only), writes only to a size-limited scratch folder, and every
 process it starts ends with it. Expected values are computed outside the sandbox from

@@ -81,13 +81,20 @@ def parse_shard(text: str, environ: Mapping[str, str] = os.environ) -> Shard:
     return shard
 
 
+def policy_digest(policy: object, overrides: Mapping) -> str:
+    """A hash of the late policy and the overrides a batch applied: shards graded with other
+    deadlines or overrides would not add up to one class."""
+    text = repr((policy, sorted(overrides.items())))
+    return hashlib.sha256(text.encode("utf-8", "backslashreplace")).hexdigest()
+
+
 def write_manifest(out: Path, shard: Shard, fingerprints: Mapping[str, str],
-                   students: list[str]) -> None:
+                   students: list[str], policy: str = "") -> None:
     """Record how `out` was graded, for merge."""
     from .report import write_atomic
 
     data = {"shard": str(shard), "fingerprints": dict(sorted(fingerprints.items())),
-            "students": sorted(students)}
+            "policy": policy, "students": sorted(students)}
     write_atomic(Path(out) / MANIFEST, json.dumps(data, indent=1, ensure_ascii=True) + "\n")
 
 
@@ -135,6 +142,13 @@ def merge(shards: list[Path], out: Path) -> int:
         if any(first[key] != manifest["fingerprints"][key] for key in common):
             raise ShardError(f"{folder} was graded with a different grader, suites or limits "
                              f"than {folders[0]}; grade every shard with the same version")
+    policies = {str(m.get("policy", "")) for m in manifests}
+    if len(policies) > 1:
+        for folder, manifest in zip(folders, manifests, strict=True):
+            if str(manifest.get("policy", "")) != str(manifests[0].get("policy", "")):
+                raise ShardError(f"{folder} was graded with other deadlines or overrides than "
+                                 f"{folders[0]}; give every shard the same --deadlines and "
+                                 "--overrides files")
     out.mkdir(parents=True, exist_ok=True)
     tables: dict[str, list[dict[str, str]]] = {}
     headers: dict[str, list[str]] = {}
@@ -166,5 +180,5 @@ def merge(shards: list[Path], out: Path) -> int:
         write_atomic(out / name, buffer.getvalue())
     students = sorted({s for manifest in manifests for s in manifest["students"]})
     fingerprints = {k: v for m in manifests for k, v in m["fingerprints"].items()}
-    write_manifest(out, ALL, fingerprints, students)
+    write_manifest(out, ALL, fingerprints, students, str(manifests[0].get("policy", "")))
     return len(students)

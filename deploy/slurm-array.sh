@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Grade a class on a Slurm cluster: one array task per shard, then a merge that waits for all.
 #
-#   sbatch deploy/slurm-array.sh                 # submits the array and the merge after it
+#   bash deploy/slurm-array.sh    # on the login node: submits the array, then the merge after it
+#
+# (Started with sbatch instead, it runs only the array: every array task has SLURM_ARRAY_TASK_ID
+# set, so none of them submits the merge.)
 #
 # COURSE is a checkout of this repository with its .venv built (`make setup`) on shared
 # storage; SUBMITTED is the class in nbgrader's layout; OUT receives one folder per shard and
 # the merged gradebook. --shard auto reads SLURM_ARRAY_TASK_ID (0..N-1) and, with no N given,
-# SLURM_ARRAY_TASK_COUNT.
+# SLURM_ARRAY_TASK_COUNT. POLICY holds the class's deadlines.toml and overrides.csv, when it
+# has them: every shard must apply the same ones (merge refuses shards that did not).
 #SBATCH --job-name=grade-class
 #SBATCH --array=0-7
 #SBATCH --cpus-per-task=2
@@ -17,6 +21,7 @@ set -euo pipefail
 COURSE=${COURSE:-$HOME/course}
 SUBMITTED=${SUBMITTED:-$COURSE/submitted}
 OUT=${OUT:-$COURSE/grades-shards}
+POLICY=${POLICY:-$COURSE/policy}
 
 if [ -z "${SLURM_ARRAY_TASK_ID:-}" ]; then
     # Run by hand (not as an array task): submit the array, then the merge after it.
@@ -26,5 +31,8 @@ if [ -z "${SLURM_ARRAY_TASK_ID:-}" ]; then
     exit 0
 fi
 cd "$COURSE"
+policy=()
+[ -f "$POLICY/deadlines.toml" ] && policy+=(--deadlines "$POLICY/deadlines.toml")
+[ -f "$POLICY/overrides.csv" ] && policy+=(--overrides "$POLICY/overrides.csv")
 .venv/bin/python -m autograder grade-batch "$SUBMITTED" --out "$OUT/$SLURM_ARRAY_TASK_ID" \
-    --shard auto --jobs "${SLURM_CPUS_PER_TASK:-2}"
+    --shard auto --jobs "${SLURM_CPUS_PER_TASK:-2}" ${policy[@]+"${policy[@]}"}

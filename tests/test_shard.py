@@ -90,6 +90,9 @@ def test_three_shards_merged_equal_one_run(graded):
     for name, content in whole.items():
         assert merged[name] == content, name
     assert b"'=dee" in whole["grades.csv"]  # a name a spreadsheet would run stays inert
+    policies = {json.loads((graded / name / shard.MANIFEST).read_text())["policy"]
+                for name in ("whole", "part1", "part2", "part3", "merged")}
+    assert len(policies) == 1  # one late policy (none) and no overrides, recorded alike
 
 
 def test_the_partition_is_stable_and_complete():
@@ -127,6 +130,24 @@ def test_merge_refuses_shards_graded_differently(graded):
     assert "was graded with a different grader" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert not (graded / "refused").exists()
+
+
+def test_merge_refuses_shards_graded_with_other_deadlines(graded):
+    """A shard whose machine was given another deadlines file (or none) would not add up to
+    one class: merge names it and says what to pass."""
+    policy = graded / "deadlines.toml"
+    policy.write_text("[due]\nschedules = 2020-01-01T00:00:00+00:00\n\n"
+                      "[late]\npenalty_per = \"day\"\npenalty_percent = 10\n")
+    done = grade_batch(graded / "submitted", graded / "part2late", "--jobs", "2",
+                       "--shard", "2/3", "--deadlines", policy)
+    assert done.returncode == 0, done.stderr[-2000:]
+    refused = merge(graded / "part1", graded / "part2late", graded / "part3", "--out",
+                    graded / "refused-policy")
+    assert refused.returncode == 2
+    assert "part2late was graded with other deadlines or overrides" in refused.stderr
+    assert "--deadlines" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert not (graded / "refused-policy").exists()
 
 
 def test_merge_refuses_a_missing_or_repeated_shard(graded):
