@@ -324,6 +324,7 @@ def _grade_batch(out: Path, options: grading.Options, jobs: int, force: bool, pr
                 else:
                     results[submission] = saved
                     summary.unchanged += 1
+                    summary.unreadable += not saved.readable
             if todo:
                 prepare(tuple(dict.fromkeys(s.exercise for s in todo)))
                 todo = [todo[index]

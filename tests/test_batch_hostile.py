@@ -103,6 +103,10 @@ def test_the_batch_and_its_rerun_end_with_status_0(graded):
     assert second.returncode == 0, second.stderr[-3000:]
     # sym's link is refused when the class folder is read, so nine notebooks were graded.
     assert "skipped 9 unchanged" in second.stderr, second.stderr[-2000:]
+    # what could not be graded stays counted when its result is carried over
+    count = re.compile(r"(\d+) could not be graded")
+    assert count.findall(second.stderr) == count.findall(first.stderr) != ["0"], (
+        first.stderr[-2000:])
     assert (out / "grades.csv").read_bytes() == gradebook
 
 
