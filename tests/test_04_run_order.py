@@ -13,7 +13,7 @@ import nbformat
 import networkx as nx
 import pytest
 
-from autograder.reference import SOLUTIONS, namespace, nbgrader_meta
+from autograder.reference import REPOSITORY, SOLUTIONS, namespace, nbgrader_meta
 from autograder.rubric import exercise_for
 from autograder.suites import run_order as suite
 
@@ -202,3 +202,14 @@ def test_the_levels_are_networkx_generations(notebook_namespace):
     assert [set(level) for level in notebook_namespace["levels"]] == generations
     where = notebook_namespace["where"]
     assert all(where[job][0] == n for n, level in enumerate(generations) for job in level)
+
+
+def test_the_notebook_states_the_large_graph_and_its_time_limit_as_the_suite_has_them():
+    """The student copy promises "a generated graph of 1,000 jobs ... within 5 seconds":
+    the suite's graph and that case's time limit must stay what it says."""
+    (large,) = [case for case in suite.CASES if "1000 jobs" in case.name]
+    assert len(suite.LARGE_DAG) == 1000
+    assert large.timeout == 5.0
+    text = Path("notebooks/schedules/04_run_order.ipynb")
+    shown = " ".join(json.dumps(json.loads((REPOSITORY / text).read_text())["cells"]).split())
+    assert "1,000 jobs" in shown and "within 5 seconds" in shown
