@@ -84,8 +84,11 @@ def _dict_differences(expected: object, actual: object) -> str:
         if key not in found:
             parts.append(f"{key} is missing (expected {plain.show(value, 160)})")
         elif not plain.same(value, found[key]):
+            wanted_kind, got_kind = plain.kind(value), plain.kind(found[key])
+            hint = f" ({got_kind}, where the rules ask for {wanted_kind})" \
+                if wanted_kind and got_kind and wanted_kind != got_kind else ""
             parts.append(f"{key}: expected {plain.show(value, 160)}, "
-                         f"got {plain.show(found[key], 160)}")
+                         f"got {plain.show(found[key], 160)}{hint}")
     parts += [f"unexpected {key}" for key in found if key not in wanted]
     return "; ".join(parts[:4]) + (f"; and {len(parts) - 4} more" if len(parts) > 4 else "")
 

@@ -99,4 +99,8 @@ class StoppedRecord(TypedDict):
     stopped: Literal["cpu"]
 
 
-Record = CellRecord | CaseRecord | EndedRecord | FlagRecord | StoppedRecord
+class TestsRecord(TypedDict):
+    tests: Literal["begin"]  # sent once, after the cells: outcomes count only after it
+
+
+Record = CellRecord | CaseRecord | EndedRecord | FlagRecord | StoppedRecord | TestsRecord

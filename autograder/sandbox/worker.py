@@ -22,12 +22,16 @@ cannot be exhausted by one submission for another.
 Three kinds of process, so that no notebook code ever shares a process with the results:
 - the relay (this process; under bubblewrap as root, the sandbox's first process, which
   reaps whatever notebook code leaves behind) holds the results descriptor, never runs
-  notebook code, and passes on only what it expects: each cell's error once, each hidden
-  case's outcome once, and only when the notebook process confirms that the case's own
-  process ended normally.
-  A second outcome for a case, or one for a case that does not exist, is forged: the case
-  fails and the instructor is told. It runs as a uid of its own (the notebook's plus
-  RELAY_UIDS), so notebook code can neither stop nor kill it, nor look into its descriptors;
+  notebook code, and passes on only what it expects: each cell's error once, before the
+  notebook process says that the hidden tests begin (once), and each hidden case's outcome
+  once, after that. An outcome before the tests began, a second outcome for a case, an
+  outcome whose case's process then ended abnormally, one for a case that does not exist, or
+  a second start of the tests is forged: the case (for the last, every case) fails and the
+  instructor is told. Notebook code that imitates this protocol exactly, with the right
+  answers, and then ends its process before the real tests run is not told apart (every
+  writer shares the channel), but it needs correct answers to gain anything. The relay
+  runs as a uid of its own (the notebook's plus RELAY_UIDS), so notebook code can neither
+  stop nor kill it, nor look into its descriptors;
 - the notebook process, forked from it, runs the trusted setup cells, takes the guard's
   snapshot (guard.py), runs the student's cells, puts back whatever they rebound, and then
 - forks a case server from that restored state, which runs the hidden cases one after the
@@ -227,6 +231,7 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None],
     forged: set[str] = set()
     cells_seen: set[int] = set()
     flags: list[str] = []
+    began = [False]  # whether the notebook process has started the hidden tests
 
     def flag(text: str) -> None:
         if len(flags) < FLAG_CAP and text not in flags:
@@ -254,9 +259,15 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None],
         if not isinstance(record, dict):
             flag("an unreadable record reached the grader's channel")
             return
-        if "cell" in record and len(record) == 2 and "error" in record:
+        if record == {"tests": "begin"}:
+            if began[0]:  # one of the two came from notebook code: no outcome can be trusted
+                for ident in budgets:
+                    forge(ident, "the hidden tests were started twice")
+            began[0] = True
+        elif "cell" in record and len(record) == 2 and "error" in record:
             index = record["cell"]
-            if type(index) is int and 0 <= index < len(labels) and index not in cells_seen:
+            if type(index) is int and 0 <= index < len(labels) and index not in cells_seen \
+                    and not began[0]:
                 cells_seen.add(index)
                 emit({"event": "cell", "label": labels[index], "error": record["error"]})
             else:
@@ -265,6 +276,8 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None],
             ident = record["case"]
             if type(ident) is not str or ident not in budgets:
                 flag("an outcome for a hidden test that does not exist reached the grader")
+            elif not began[0]:
+                forge(ident, "an outcome arrived before the hidden tests began")
             elif ident in outcomes or ident in ended:
                 forge(ident, "a second outcome arrived")
             else:
@@ -274,8 +287,12 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None],
             ident = record["ended"]
             if type(ident) is not str or ident not in budgets:
                 flag("a report for a hidden test that does not exist reached the grader")
+            elif not began[0]:
+                forge(ident, "a report of the test's end arrived before the hidden tests began")
             elif ident in ended:
                 forge(ident, "a second report of the test's end arrived")
+            elif ident in outcomes:  # a test's process carries on after sending its outcome
+                forge(ident, "the test's process ended after its outcome was sent")
             else:
                 ended[ident] = record
                 settle(ident)
@@ -434,6 +451,7 @@ def _notebook_process(job: Job, writer: int, flush) -> None:
         send({"flag": f"notebook code rebound {what} (put back for the tests)"})
     cases = job.get("cases", [])
     checked = guard.narrow(saved, __package__ or "sandbox", skip=(__name__, guard.__name__))
+    send({"tests": "begin"})  # the relay takes no outcome before this, and only one of these
     index = 0
     while index < len(cases):
         progress, progress_out = os.pipe()
@@ -485,16 +503,18 @@ def _case_server(namespace: dict, cases: list[Case], start: int, budget: float, 
     """Run the hidden cases from `start` on, in this process forked from the restored state,
     within `budget` CPU seconds in all; never returns. After each case, what the code under
     test rebound is put back and that case fails. Tells the notebook process (on `progress`)
-    which case runs, so that when this process dies, a fresh one continues with the next."""
+    which case runs, so that when this process dies, a fresh one continues with the next.
+    Each progress line starts on a line of its own, like the relay's records: a partial line
+    the code under test wrote to the pipe is then one line the watcher ignores."""
     try:
         for index in range(start, len(cases)):
             case = cases[index]
             used = _cpu_seconds()
             if used > budget:
                 send({"stopped": "cpu"})
-                os.write(progress, b"stop\n")
+                os.write(progress, b"\nstop\n")
                 break
-            os.write(progress, f"{index} {used:.3f}\n".encode())
+            os.write(progress, f"\n{index} {used:.3f}\n".encode())
             limit = min(float(case.get("timeout", 5.0)), max(budget - used, 0.1))
             # A case that swallows its time-out is ended by the kernel a second later.
             own = resource.getrusage(resource.RUSAGE_SELF)
@@ -514,7 +534,7 @@ def _case_server(namespace: dict, cases: list[Case], start: int, budget: float, 
             if not send({"case": case["id"], "outcome": outcome}):  # a value over 1 MiB as data
                 send({"case": case["id"], "outcome": {"value": {"__toolarge__": True}}})
         else:
-            os.write(progress, b"end\n")
+            os.write(progress, b"\nend\n")
     except BaseException:  # noqa: S110 (the notebook process reports the case that ended)
         flush()
         exit_now(3)

@@ -1,0 +1,53 @@
+# threat: an untouched parse_cron_field, plus a cell of its own that finds the hidden cases in the
+# worker's memory, computes the right answer to each with a correct parse_cron_field of its own,
+# writes those outcomes in the worker's format to every file descriptor, and then ends its
+# process at once, so that no real hidden test ever runs to contradict them.
+# notebook: 01_parse_cron_field
+# max-points: 0
+# %% new
+import gc
+import json
+import os
+
+
+def correct(field, low, high):
+    values = set()
+    for item in field.split(","):
+        spec, _, step = item.partition("/")
+        if spec == "*":
+            first, last = low, high
+        elif "-" in spec:
+            first, last = (int(part) for part in spec.split("-"))
+        else:
+            first = int(spec)
+            last = high if step else first
+        if not low <= first <= last <= high:
+            raise ValueError(item)
+        values.update(range(first, last + 1, int(step) if step else 1))
+    return sorted(values)
+
+
+def forge_and_leave():
+    lines = []
+    gc.unfreeze()
+    for thing in gc.get_objects():
+        if isinstance(thing, dict) and isinstance(thing.get("cases"), list) \
+                and "cpu_budget" in thing:
+            for case in thing["cases"]:
+                try:
+                    outcome = {"value": correct(*case["args"])}
+                except Exception as error:
+                    outcome = {"raised": type(error).__name__,
+                               "mro": [c.__name__ for c in type(error).__mro__], "message": ""}
+                lines.append({"case": case["id"], "outcome": outcome})
+            break
+    payload = ("\n" + "".join(json.dumps(line) + "\n" for line in lines)).encode()
+    for fd in range(3, 40):
+        try:
+            os.write(fd, payload)
+        except OSError:
+            pass
+    os._exit(0)
+
+
+forge_and_leave()
