@@ -109,8 +109,9 @@ def code_block(value: object) -> str:
 
 def csv_cell(value: object) -> str:
     """A text cell for the gradebook: one line, and never read as a formula (a leading
-    = + - @ gets a ' in front, as spreadsheets themselves do)."""
+    = + - @ gets a ' in front, as spreadsheets themselves do). A leading ' gets one too, so
+    that two names never share a cell: -ada becomes '-ada, and '-ada becomes ''-ada."""
     shown = terminal(value)
-    if shown.lstrip(" ").startswith(FORMULA_STARTS):
+    if shown.lstrip(" ").startswith((*FORMULA_STARTS, "'")):
         return "'" + shown
     return shown

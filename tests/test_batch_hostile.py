@@ -363,6 +363,7 @@ def test_escape_for_each_destination():
     assert escape.code_span("`x") == "`` `x ``"
     assert escape.csv_cell("=1+1") == "'=1+1" and escape.csv_cell("@SUM(A1)") == "'@SUM(A1)"
     assert escape.csv_cell("-2") == "'-2" and escape.csv_cell("ada") == "ada"
+    assert escape.csv_cell("'-ada") == "''-ada" != escape.csv_cell("-ada")
     block = escape.code_block("``` \n<b>\x1b")
     assert block.startswith("````text\n") and block.endswith("\n````") and "\\e" in block
 

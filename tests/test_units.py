@@ -370,3 +370,26 @@ def test_notebooks_at_once_are_one_more_than_cores_within_memory_and_eight():
     assert default_jobs(16, 64 * gib) == 8
     assert default_jobs(1, 0) == 2, "memory unknown: cores alone decide"
     assert default_jobs(1, 512 * 2**20) == 1, "always at least one"
+
+
+def test_a_value_of_another_kind_inside_a_result_is_named():
+    """1680.0 where the rules ask for the int 1680 looks the same in a message; the message
+    says which kind came back and which the rules ask for (notebook 07's grace time)."""
+    from autograder.sandbox import plain
+
+    expected = plain.to_plain({"misfire_grace_time": 1680, "coalesce": True})
+    got = plain.to_plain({"misfire_grace_time": 1680.0, "coalesce": True})
+    message = scoring._dict_differences(expected, got)
+    assert message.startswith("'misfire_grace_time': expected 1680, got 1680.0 (a float, where "
+                              "the rules ask for an int)"), message
+    assert "coalesce" not in message
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cf", "Zl", "Zp", "Co", "Cs")),
+               max_size=8) | st.text(alphabet=st.sampled_from(" '=+-@ax"), max_size=8))
+@settings(max_examples=300, deadline=None)
+def test_a_name_can_be_read_back_from_its_gradebook_cell(name):
+    """A gradebook keys its rows by the cell a name becomes (export, gradebook), so two students
+    whose names differ must never share one: the cell gives the name back, one leading ' off."""
+    cell = escape.csv_cell(name)
+    assert (cell[1:] if cell.startswith("'") else cell) == name
