@@ -231,7 +231,7 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None],
     forged: set[str] = set()
     cells_seen: set[int] = set()
     flags: list[str] = []
-    began = [False]  # whether the notebook process has started the hidden tests
+    began = False  # whether the notebook process has started the hidden tests
 
     def flag(text: str) -> None:
         if len(flags) < FLAG_CAP and text not in flags:
@@ -256,18 +256,19 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None],
                   "outcome": {"tampered": f"{why}; this test's result cannot be trusted"}})
 
     def handle(record: object) -> None:
+        nonlocal began
         if not isinstance(record, dict):
             flag("an unreadable record reached the grader's channel")
             return
         if record == {"tests": "begin"}:
-            if began[0]:  # one of the two came from notebook code: no outcome can be trusted
+            if began:  # one of the two came from notebook code: no outcome can be trusted
                 for ident in budgets:
                     forge(ident, "the hidden tests were started twice")
-            began[0] = True
+            began = True
         elif "cell" in record and len(record) == 2 and "error" in record:
             index = record["cell"]
             if type(index) is int and 0 <= index < len(labels) and index not in cells_seen \
-                    and not began[0]:
+                    and not began:
                 cells_seen.add(index)
                 emit({"event": "cell", "label": labels[index], "error": record["error"]})
             else:
@@ -276,7 +277,7 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None],
             ident = record["case"]
             if type(ident) is not str or ident not in budgets:
                 flag("an outcome for a hidden test that does not exist reached the grader")
-            elif not began[0]:
+            elif not began:
                 forge(ident, "an outcome arrived before the hidden tests began")
             elif ident in outcomes or ident in ended:
                 forge(ident, "a second outcome arrived")
@@ -287,7 +288,7 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None],
             ident = record["ended"]
             if type(ident) is not str or ident not in budgets:
                 flag("a report for a hidden test that does not exist reached the grader")
-            elif not began[0]:
+            elif not began:
                 forge(ident, "a report of the test's end arrived before the hidden tests began")
             elif ident in ended:
                 forge(ident, "a second report of the test's end arrived")
