@@ -84,9 +84,10 @@ class BatchError(Exception):
     """The class folder cannot be graded; the message is one sentence for a person."""
 
 
-def student_folder(out: Path, student: str) -> Path:
-    """Where one student's results.json and report.md go: DIR/students/<student>/."""
-    return Path(out) / "students" / student
+def student_folder(out: Path, found: discovery.Discovery, student: str) -> Path:
+    """Where one student's results.json and report.md go: DIR/students/<student>/, or the
+    folder `discovery.output_folders` gives a name too long or too like another's."""
+    return Path(out) / "students" / found.folder(student)
 
 
 @dataclass
@@ -402,7 +403,7 @@ def write_outputs(out: Path, found: discovery.Discovery,
         by_student.setdefault(row.student, []).append(row)
     for student, mine in by_student.items():
         try:
-            folder = student_folder(out, student)
+            folder = student_folder(out, found, student)
             for assignment in found.assignments:
                 report.write_results(folder / assignment / "results.json",
                                      [r.result for r in mine

@@ -23,6 +23,9 @@ import hashlib
 import os
 import re
 import stat
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +38,7 @@ IGNORED = {".ipynb_checkpoints", "__MACOSX", ".DS_Store", "Thumbs.db", "desktop.
            "timestamp.txt", "__pycache__"}
 MAX_ENTRIES = 2000  # files and folders looked at in one student's folder
 MAX_DEPTH = 6
+FOLDER_BYTES = 200  # the longest student folder under DIR/students/ written as the name itself
 EXPORTS = {".py": "a Python script export", ".html": "an HTML export", ".pdf": "a PDF export",
            ".md": "a Markdown export", ".txt": "a text file", ".zip": "a zip archive"}
 COPY_SUFFIX = re.compile(r"(\s*\(\d+\)|-copy\d*|\s+copy(\s*\d+)?)$", re.IGNORECASE)
@@ -54,6 +58,7 @@ class Submission:
     shown: str = ""  # student/folder/file as text, for people
     exercise: Exercise | None = None
     within: Path | None = None  # the student's folder: the file's real path lies inside it
+    folder: str = ""  # the student's folder under DIR/students/ ("": the name itself)
 
     @property
     def key(self) -> str:
@@ -63,8 +68,8 @@ class Submission:
         """Where this notebook's result is kept between runs, named by a hash so that no
         notebook name is too long for the file system."""
         name = hashlib.sha256(os.fsencode(self.path.name)).hexdigest()[:32]
-        return Path(out) / "students" / self.student / ".results" / self.assignment / \
-            f"{name}.json"
+        return Path(out) / "students" / (self.folder or self.student) / ".results" / \
+            self.assignment / f"{name}.json"
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,11 @@ class Discovery:
     skipped: list[Skipped] = field(default_factory=list)  # found and not graded
     flagged: list[Skipped] = field(default_factory=list)  # graded, but the instructor should look
     chosen: dict[Submission, str] = field(default_factory=dict)  # why it counted, when contested
+    folders: dict[str, str] = field(default_factory=dict)  # output folder, when not the name
+
+    def folder(self, student: str) -> str:
+        """The student's folder under DIR/students/ (`output_folders`)."""
+        return self.folders.get(student, student)
 
     @property
     def exercises(self) -> list[Exercise]:
@@ -137,6 +147,40 @@ def student_names(names: list[str]) -> dict[str, str]:
         shown[name] = next(candidate for candidate in tries if candidate not in taken)
         taken.add(shown[name])
     return shown
+
+
+def output_folders(students: Iterable[str]) -> dict[str, str]:
+    """The folder under DIR/students/ of each student in a class, never another student's,
+    on any disk: the name itself, unless it is longer than FOLDER_BYTES bytes (a name read as
+    Windows-1252 can grow to three times its bytes, past the 255 a file system allows) or reads
+    like another student's name on a disk that ignores case or Unicode normalisation (`Ada`
+    and `ada` on macOS or Windows). Such a name gets a folder of its first characters and a
+    hash of the whole name, and a number when even that is taken. It depends on the whole
+    class, which every shard discovers, so shards name a student's folder alike."""
+    def key(folder: str) -> str:
+        return unicodedata.normalize("NFC", folder).casefold()
+
+    def hashed(name: str) -> str:
+        data = name.encode("utf-8", "surrogatepass")
+        start = data[:FOLDER_BYTES - 13].decode("utf-8", "ignore")
+        return f"{start}-{hashlib.sha256(data).hexdigest()[:12]}"
+
+    names = sorted(set(students))
+    base = {name: name if len(name.encode("utf-8", "surrogatepass")) <= FOLDER_BYTES
+            else hashed(name) for name in names}
+    alike = Counter(key(folder) for folder in base.values())
+    wanted = {name: hashed(name) if alike[key(base[name])] > 1 else base[name] for name in names}
+    folders: dict[str, str] = {}
+    taken: set[str] = set()
+    # Names kept as they are come first: only a made-up folder ever gets a number.
+    for name in sorted(names, key=lambda name: (wanted[name] != name, name)):
+        folder, number = wanted[name], 1
+        while key(folder) in taken:
+            number += 1
+            folder = f"{wanted[name]} ({number})"
+        taken.add(key(folder))
+        folders[name] = folder
+    return folders
 
 
 def match_assignment(name: str) -> str | None:
@@ -422,6 +466,7 @@ def discover(submitted: Path, out: Path | None = None,
             skipped.append(Skipped(student, "", "", "", f"the folder {student}/ is empty: "
                                    "nothing was submitted"))
 
+    folders = output_folders(students)
     graded = (only,) if only else tuple(a for a in ASSIGNMENTS if any(
         exercise.assignment == a for _, exercise in candidates))
     submissions: list[Submission] = []
@@ -432,7 +477,7 @@ def discover(submitted: Path, out: Path | None = None,
             continue
         best, why = choose(found)
         submission = Submission(student, exercise.assignment, best.path, best.shown, exercise,
-                                students[student])
+                                students[student], folders[student])
         submissions.append(submission)
         if why:
             chosen[submission] = why
@@ -450,7 +495,8 @@ def discover(submitted: Path, out: Path | None = None,
         raise LayoutError(f"{submitted} holds no notebooks{where} (expected {LAYOUT})")
     skipped = [s for s in skipped if not s.assignment or s.assignment in graded]
     flagged = [s for s in flagged if not s.assignment or s.assignment in graded]
-    return Discovery(sorted(students), graded, submissions, skipped, flagged, chosen)
+    return Discovery(sorted(students), graded, submissions, skipped, flagged, chosen,
+                     {name: folder for name, folder in folders.items() if folder != name})
 
 
 def discover_upload(folder: Path, assignment: str, student: str = "submission") -> Discovery:

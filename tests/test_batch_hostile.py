@@ -34,11 +34,13 @@ import unicodedata
 from pathlib import Path
 
 import fixtures
+import hypothesis.strategies as st
 import nbformat
 import pytest
 from grader_cli import grade, grade_batch, place
+from hypothesis import given, settings
 
-from autograder import batch, escape, grading, isolation, notebook, report
+from autograder import batch, discovery, escape, grading, isolation, notebook, report
 from autograder.reference import REPOSITORY
 from autograder.results import ItemResult, NotebookResult, TestResult
 from autograder.rubric import EXERCISES, exercise_for
@@ -428,6 +430,56 @@ def test_folders_whose_names_read_alike_stay_separate_students(tmp_path):
     with open(out / "flags.csv", newline="", encoding="utf-8") as handle:
         flagged = {row["student"]: row["flag"] for row in csv.DictReader(handle)}
     assert not {"Â€ÿ", "zoë", "zo\\xeb"} & set(flagged), flagged
+
+
+def test_every_student_gets_a_report_folder_of_their_own_on_any_disk(tmp_path):
+    """A folder name of 200 bytes in Windows-1252 reads as 400 bytes of UTF-8, too long for a
+    folder; `Ada` and `ada` are one folder on macOS. Each student still gets a report folder
+    of their own (distinct even ignoring case), their scores, and a saved result that the
+    rerun reads back instead of grading again."""
+    submitted, out = tmp_path / "submitted", tmp_path / "graded"
+    honest, stub = fixtures.honest_submission(PARSE), fixtures.stub_submission(PARSE)
+    long_name = os.fsdecode(b"\xe9" * 200)
+    for folder, made in ((long_name, honest), ("Ada", honest), ("ada", stub)):
+        place(submitted, folder, PARSE, made)
+    first = grade_batch(submitted, out, "--sandbox", "off", timeout=300)
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert "the grader failed" not in first.stderr, first.stderr[-3000:]
+    scores = {row["student"]: float(row["score"]) for row in _rows(out)}
+    assert scores == {"é" * 200: PARSE.max_score, "Ada": PARSE.max_score, "ada": 0.0}, scores
+    folders = [entry.name for entry in (out / "students").iterdir()]
+    assert len({unicodedata.normalize("NFC", f).casefold() for f in folders}) == 3, folders
+    reports = {}
+    for folder in folders:
+        assert (out / "students" / folder / PARSE.assignment / "results.json").is_file()
+        reports[folder] = (out / "students" / folder / "report.md").read_text()
+    owners = {text.splitlines()[0].removeprefix("# Grading report: ").strip("`"): text
+              for text in reports.values()}
+    assert set(owners) == set(scores), list(owners)
+    full = f"`{PARSE.assignment}/{PARSE.notebook}`: {PARSE.max_score:g} / {PARSE.max_score:g}"
+    assert {owner for owner, text in owners.items() if full in text} == {"é" * 200, "Ada"}
+    second = grade_batch(submitted, out, "--sandbox", "off", timeout=300)
+    assert second.returncode == 0 and "skipped 3 unchanged" in second.stderr, second.stderr
+
+
+@given(st.lists(st.text(st.characters(blacklist_characters="/\x00",
+                                      blacklist_categories=("Cs",)), min_size=1, max_size=90)
+                | st.sampled_from(["Ada", "ada", "ADA", "zoë", "zoe\u0308", "Straße"]),
+                max_size=8))
+@settings(max_examples=200, deadline=None)
+def test_output_folders_are_short_distinct_on_any_disk_and_alike_in_every_order(names):
+    names = [name * 3 if len(name) > 60 else name for name in names]  # some past 200 bytes
+    folders = discovery.output_folders(names)
+    assert set(folders) == set(names)
+    assert all(len(folder.encode()) <= 255 for folder in folders.values())
+    keys = [unicodedata.normalize("NFC", folder).casefold() for folder in folders.values()]
+    assert len(set(keys)) == len(keys), folders
+    alike = [unicodedata.normalize("NFC", name).casefold() for name in names]
+    for name in names:
+        if len(name.encode()) <= discovery.FOLDER_BYTES and alike.count(
+                unicodedata.normalize("NFC", name).casefold()) == names.count(name):
+            assert folders[name] == name  # a name that fits and reads like no other is kept
+    assert discovery.output_folders(list(reversed(names))) == folders
 
 
 def test_a_student_folder_named_like_an_assignment_does_not_stop_the_batch(tmp_path):

@@ -29,6 +29,9 @@ CLASS = [
     ("=dee", PARSE, "honest"),
     ("eve", ORDER, "wrong/04_run_order/alphabetically_last"),
     ("fay", PARSE, "not-json"), ("gus", ORDER, "stub"), ("hal", PARSE, "honest"),
+    # One folder with `hal` on a disk that ignores case, and a name too long for a folder:
+    # every shard must name their output folders as one run does.
+    ("Hal", PARSE, "stub"), ("é" * 120, ORDER, "honest"),
 ]
 
 
@@ -78,7 +81,7 @@ def test_each_student_is_graded_in_exactly_one_shard(graded):
                 for k in (1, 2, 3)]
     everyone = sorted(name for part in students for name in part)
     assert everyone == sorted({student for student, _, _ in CLASS} | {"ivy"})
-    assert all(part for part in students), "three shards of ten students: none is empty"
+    assert all(part for part in students), "three shards of twelve students: none is empty"
 
 
 def test_three_shards_merged_equal_one_run(graded):
@@ -90,6 +93,8 @@ def test_three_shards_merged_equal_one_run(graded):
     for name, content in whole.items():
         assert merged[name] == content, name
     assert b"'=dee" in whole["grades.csv"]  # a name a spreadsheet would run stays inert
+    folders = {path.name for path in (graded / "merged" / "students").iterdir()}
+    assert len({folder.casefold() for folder in folders}) == len({s for s, _, _ in CLASS}) + 1
     policies = {json.loads((graded / name / shard.MANIFEST).read_text())["policy"]
                 for name in ("whole", "part1", "part2", "part3", "merged")}
     assert len(policies) == 1  # one late policy (none) and no overrides, recorded alike
