@@ -24,7 +24,7 @@ from pathlib import Path
 from . import processes, runner, scoring, suite
 from .isolation import Isolation
 from .notebook import MAX_CODE_CHARACTERS, NotebookError, NotebookRefused, extract, read_notebook
-from .reference import SOLUTIONS, nbgrader_meta, source_notebook
+from .reference import SOLUTIONS, nbgrader_meta, solution_cells
 from .results import NotebookResult, count_once, not_graded
 from .rubric import EXERCISES, Exercise, exercise_for, item_for
 from .sandbox import protocol
@@ -199,11 +199,11 @@ GRADE_CELL_CALL = re.compile(r"""grade_cell\(\s*(['"])(?P<id>[^'"]*)\1""")
 
 def _check_grade_cells(exercise: Exercise) -> None:
     """Every grade cell of the source notebook runs the hidden tests of its own grade_id."""
-    for cell in source_notebook(exercise).cells:
+    for cell in solution_cells(exercise):
         meta = nbgrader_meta(cell)
         if not meta.get("grade") or cell.get("cell_type") != "code":
             continue
-        for match in GRADE_CELL_CALL.finditer(cell.source):
+        for match in GRADE_CELL_CALL.finditer(cell["source"]):
             if match["id"] != meta.get("grade_id"):
                 raise GraderError(
                     f"the grade cell {meta.get('grade_id')!r} of {exercise.path} runs the "

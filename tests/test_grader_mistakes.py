@@ -74,18 +74,18 @@ def test_a_reference_that_raises_where_a_value_is_expected_is_refused(fresh):
 
 
 def test_a_grade_cell_that_runs_another_items_tests_is_refused(fresh):
-    real = reference.source_notebook
+    real = reference.solution_cells
 
-    def source_notebook(exercise):
-        notebook = copy.deepcopy(real(exercise))
+    def solution_cells(exercise):
+        cells = copy.deepcopy(real(exercise))
         if exercise == BACKOFF:
-            for cell in notebook.cells:
+            for cell in cells:
                 if reference.nbgrader_meta(cell).get("grade"):
-                    cell.source = cell.source.replace(f'grade_cell("{ITEM.grade_id}"',
-                                                      'grade_cell("test_append_if_new"')
-        return notebook
+                    cell["source"] = cell["source"].replace(f'grade_cell("{ITEM.grade_id}"',
+                                                            'grade_cell("test_append_if_new"')
+        return cells
 
-    fresh.setattr(grading, "source_notebook", source_notebook)
+    fresh.setattr(grading, "solution_cells", solution_cells)
     problems = grading.prepare((BACKOFF,))
     assert len(problems) == 1 and "test_append_if_new" in problems[0], problems
     assert "each grade cell must run its own" in problems[0]

@@ -167,3 +167,18 @@ def test_the_reference_setup_and_answer_cells_are_read_as_nbformat_reads_them(ex
         if reference.is_answer_cell(cell))
     assert reference.setup_sources(exercise) or exercise.notebook in {
         "01_parse_cron_field", "06_append_if_new"}
+
+
+def test_working_out_expected_values_reads_the_solutions_without_nbformat():
+    """A first run works out every expected value from `solutions/`: the course's own files,
+    which nbval and the test above check, are read as plain JSON. Importing nbformat and
+    compiling its schema would cost that run about a tenth of a second of CPU."""
+    import subprocess
+    import sys
+
+    script = ("import sys\nfrom autograder import grading\n"
+              "assert grading.prepare() == []\nprint('nbformat' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPOSITORY, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "False"
