@@ -69,6 +69,60 @@ def _kind_hint(expected: dict, actual: dict) -> str:
     return f" ({got}, where the rules ask for {wanted})"
 
 
+LONG = 250  # characters past which a value shown in a message is about to be cut short
+
+
+def first_difference(expected: object, actual: object,
+                     depth: int = 0) -> tuple[str, object, object] | None:
+    """Where two plain values first differ, as (path, expected part, actual part): a path such
+    as `[2]['owner']` into lists, tuples and dicts of the same shape, "" when the values differ
+    as a whole (another kind, length or set of keys); None when they are the same. `actual`
+    may be anything that came out of a sandbox; this never raises."""
+    try:
+        if plain.same(expected, actual):
+            return None
+        if depth > plain.MAX_DEPTH:
+            return "", expected, actual
+        pairs: list[tuple[str, object, object]] = []
+        if isinstance(expected, list) and isinstance(actual, list) \
+                and len(expected) == len(actual):
+            pairs = [(f"[{index}]", e, a)
+                     for index, (e, a) in enumerate(zip(expected, actual, strict=True))]
+        elif isinstance(expected, dict) and isinstance(actual, dict):
+            for marker in ("__tuple__", "__dict__"):
+                if marker in expected and marker in actual and len(expected) == len(actual) == 1:
+                    wanted, found = expected[marker], actual[marker]
+                    if marker == "__tuple__" and len(wanted) == len(found):
+                        pairs = [(f"[{index}]", e, a)
+                                 for index, (e, a) in enumerate(zip(wanted, found, strict=True))]
+                    elif marker == "__dict__":
+                        mine = {plain.show(k, 80): v for k, v in found}
+                        theirs = {plain.show(k, 80): v for k, v in wanted}
+                        if list(mine) == list(theirs) or set(mine) == set(theirs):
+                            pairs = [(f"[{key}]", value, mine[key])
+                                     for key, value in theirs.items()]
+        for step, wanted_part, found_part in pairs:
+            below = first_difference(wanted_part, found_part, depth + 1)
+            if below is not None:
+                return step + below[0], below[1], below[2]
+        return "", expected, actual
+    except (TypeError, ValueError, KeyError, RecursionError):
+        return "", expected, actual
+
+
+def _where(expected: object, actual: object, reveal: bool) -> str:
+    """"; it first differs at [2]['owner']: ..." for two values that differ inside, else ""."""
+    found = first_difference(expected, actual)
+    if not found or not found[0]:
+        return ""
+    path, wanted, got = found
+    if reveal:
+        return (f"; the first difference is at {path}: expected {plain.show(wanted, 160)}, "
+                f"got {plain.show(got, 160)}")
+    return (f"; the first part that differs is at {path}, where your code gave "
+            f"{plain.show(got, 160)}")
+
+
 def _dict_differences(expected: object, actual: object) -> str:
     """For two observation dicts, name only the entries that differ ("" when not dicts)."""
     try:
@@ -87,6 +141,12 @@ def _dict_differences(expected: object, actual: object) -> str:
             wanted_kind, got_kind = plain.kind(value), plain.kind(found[key])
             hint = f" ({got_kind}, where the rules ask for {wanted_kind})" \
                 if wanted_kind and got_kind and wanted_kind != got_kind else ""
+            inside = first_difference(value, found[key])
+            if inside and inside[0] and not hint:
+                path, value, got = inside
+                parts.append(f"{key} at {path}: expected {plain.show(value, 160)}, "
+                             f"got {plain.show(got, 160)}")
+                continue
             parts.append(f"{key}: expected {plain.show(value, 160)}, "
                          f"got {plain.show(found[key], 160)}{hint}")
     parts += [f"unexpected {key}" for key in found if key not in wanted]
@@ -106,10 +166,12 @@ def judge(case: Case, expected: dict, actual: dict | None,
     if not reveal:
         passed, _ = judge(case, expected, actual)
         if passed or "raised" in expected or "value" in expected:
+            where = _where(expected["value"], actual["value"], reveal=False) \
+                if "value" in expected and "value" in actual else ""
             return passed, "" if passed else (
                 f"{call()}: your code gave {describe(actual)}{_kind_hint(expected, actual)}, "
-                "which is not what the rules ask for (this hidden test does not show its "
-                "expected answer)")
+                f"which is not what the rules ask for{where} (this hidden test does not show "
+                "its expected answer)")
     if "raised" in expected:
         mro = actual.get("mro")
         if not (isinstance(mro, list) and expected["raised"] in mro):
@@ -127,8 +189,12 @@ def judge(case: Case, expected: dict, actual: dict | None,
         differences = _dict_differences(expected["value"], actual.get("value"))
         if differences:
             return False, f"{call()}: {differences}"
-        return False, (f"{call()}: expected {describe(expected)}, got {describe(actual)}"
-                       f"{_kind_hint(expected, actual)}")
+        where = _where(expected["value"], actual["value"], reveal=True) \
+            if "value" in actual else ""
+        wanted, got = describe(expected), describe(actual)
+        if where and max(len(wanted), len(got)) > LONG:  # both cut short: only where they differ
+            return False, f"{call()}: {where.removeprefix('; ')}"
+        return False, f"{call()}: expected {wanted}, got {got}{_kind_hint(expected, actual)}{where}"
     raise RuntimeError(f"the reference solution failed on {call()}: {describe(expected)}")
 
 

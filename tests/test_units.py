@@ -411,3 +411,32 @@ def test_the_reference_cost_clock_counts_work_done_under_a_time_limit():
             while time.thread_time() < until:
                 pass
     assert grading._cpu_seconds() - started >= 0.002
+
+
+def test_a_failure_message_points_at_the_first_entry_that_differs():
+    """A long result (the rows a runs-table script observed) is cut short in a message, often
+    before the entry that is wrong: the message names where the first difference is and what
+    the student's code gave there, and a hidden case still shows nothing it expected."""
+    from autograder.sandbox import plain
+
+    def steps(owner: str) -> object:
+        rows = [{"run": "run #1", "state": "SUCCEEDED", "attempt": 1, "owner": owner,
+                 "lease_expires_at": 300.0, "created_at": 0.0}]
+        return plain.to_plain([["acquire", "run #1", 0, "worker-1", {"action": "started"}],
+                               ["finish", "run #1", 1, "SUCCEEDED", True],
+                               ["acquire", "run #1", 100, "worker-2", {"action": "skipped"}],
+                               ["tables", (rows, [("run #1", 1, "worker-1", "first")])]])
+
+    expected, got = {"value": steps("worker-1")}, {"value": steps("worker-2")}
+    assert scoring.first_difference(expected["value"], got["value"]) == (
+        "[3][1][0][0]['owner']", "worker-1", "worker-2")
+    hidden = judge(CASE, expected, got, reveal=False)[1]
+    assert "differs is at [3][1][0][0]['owner'], where your code gave 'worker-2'" in hidden
+    assert "worker-1'" not in hidden.split("your code gave")[-1].split("(")[0]
+    shown = judge(CASE, expected, got)[1]
+    assert shown.endswith("the first difference is at [3][1][0][0]['owner']: expected "
+                          "'worker-1', got 'worker-2'"), shown
+    assert scoring.first_difference([1, 2], [1, 2, 3]) == ("", [1, 2], [1, 2, 3])
+    assert scoring.first_difference([1, 2], [1, 2]) is None
+    assert "first difference is at [1]: expected 2, got 3" in judge(
+        CASE, {"value": [1, 2]}, {"value": [1, 3]})[1]
