@@ -276,6 +276,56 @@ def _one_cell_one_case(mode: str, source: str, target: str) -> runner.RunResult:
     return run
 
 
+REWRITE_CASES = """
+import gc, time
+
+
+def rewrite(timeout=30.0, args=(99,)):
+    \"\"\"Raise the time limit and change the arguments of every hidden case in reach.\"\"\"
+    gc.unfreeze()
+    for thing in gc.get_objects():
+        if type(thing) is dict and "timeout" in thing and "probe" in thing:
+            thing["timeout"] = timeout
+            thing["args"] = list(args)
+
+
+rewrite()  # in a cell: the job as the notebook process holds it
+
+
+def slow(_):
+    rewrite()  # inside a hidden test: the cases its process has read or will read
+    until = time.process_time() + 0.6
+    while time.process_time() < until:
+        pass
+    return "done"
+
+
+def echo(value):
+    return value
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_no_notebook_code_can_change_a_hidden_case(mode):
+    """The job's cases are reachable from notebook code (through the collector): a cell, or
+    the code under test, that raises their time limits or changes their arguments changes
+    nothing; each case runs as the grader sent it."""
+    if mode == "bwrap" and not isolation.bwrap_works():
+        pytest.skip("bubblewrap (Debian package bubblewrap) is not available")
+    job = {"prelude": [], "cells": [{"label": "cell", "source": REWRITE_CASES}],
+           "cell_timeout": 10.0, "cpu_budget": 20.0,
+           "cases": [{"id": f"slow{index}", "probe": "call", "target": "slow", "args": [index],
+                      "kwargs": {}, "timeout": 0.3} for index in range(2)]
+           + [{"id": "echo", "probe": "call", "target": "echo", "args": [7], "kwargs": {},
+               "timeout": 5.0}]}
+    run = runner.run(job, runner.Limits(), isolation.Isolation(mode))
+    assert run.finished, run.stderr[-2000:]
+    outcomes = {event["id"]: event["outcome"] for event in run.events
+                if event.get("event") == "case"}
+    assert outcomes == {"slow0": {"timeout": 0.3}, "slow1": {"timeout": 0.3},
+                        "echo": {"value": 7}}, outcomes
+
+
 CLOSURE = """
 import os
 os.fsdecode.__closure__[0].cell_contents = "latin-1"  # what every path the tests decode uses

@@ -89,15 +89,19 @@ def snapshot() -> Snapshot:
 
     function_type, module_type, builtin_type = (types.FunctionType, types.ModuleType,
                                                 types.BuiltinFunctionType)
+    own = __package__ or "sandbox"  # this package: the probes and what runs them
     for name, module in _trusted_modules():
         namespace = vars(module)
         free = _FREE.get(name, set())
         if free is None:
             continue
         # Functions, classes, modules and other callables: what code calls or looks up.
-        # Data (a cache filled lazily, a counter) may change honestly and is left alone.
+        # Data (a cache filled lazily, a counter) may change honestly and is left alone,
+        # except in the grader's own modules, whose data (a probe's time limits, its job's
+        # settings) never changes once loaded.
+        ours = name == own or name.startswith(own + ".")
         entries = tuple([(key, value) for key, value in namespace.items()
-                         if key not in free and (callable(value)
+                         if key not in free and (ours or callable(value)
                                                  or isinstance(value, module_type))])
         modules.append((name, module, namespace, entries))
         for _, value in entries:

@@ -32,8 +32,9 @@ Three kinds of process, so that no notebook code ever shares a process with the 
   writer shares the channel), but it needs correct answers to gain anything. The relay
   runs as a uid of its own (the notebook's plus RELAY_UIDS), so notebook code can neither
   stop nor kill it, nor look into its descriptors;
-- the notebook process, forked from it, runs the trusted setup cells, takes the guard's
-  snapshot (guard.py), runs the student's cells, puts back whatever they rebound, and then
+- the notebook process, forked from it, keeps the hidden cases as text (which no code can
+  change in place), runs the trusted setup cells, takes the guard's snapshot (guard.py),
+  runs the student's cells, puts back whatever they rebound, and then
 - forks a case server from that restored state, which runs the hidden cases one after the
   other, each with a CPU-time limit, and after each puts back whatever the code under test
   rebound of what the probes use (that case then fails). When a case ends the case server
@@ -64,7 +65,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TypedDict
 
-    from .protocol import Case, Event, Job, Record
+    from .protocol import Event, Job, Record
 
     class _WatchState(TypedDict):
         current: int  # index of the case the server is on
@@ -427,6 +428,13 @@ def _notebook_process(job: Job, writer: int, flush) -> None:
 
     seconds = float(job.get("cell_timeout", 10.0))
     prelude = job.get("prelude", [])
+    # The hidden cases, fixed before any notebook code runs, as text and numbers that no code
+    # can change in place: the job's own dicts are reachable from a cell (through the
+    # collector), and a case server reads each case only when it runs it.
+    cases = tuple(wire.dumps(case) for case in job.get("cases", []))
+    timeouts = tuple(float(case.get("timeout", 5.0)) for case in job.get("cases", []))
+    idents = tuple(str(case["id"]) for case in job.get("cases", []))
+    job["cases"] = []
     # The trusted setup cells run first, then the guard's snapshot is taken, before any
     # notebook code exists. The notebook's CPU budget starts after them.
     namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
@@ -450,7 +458,6 @@ def _notebook_process(job: Job, writer: int, flush) -> None:
         return
     for what in restore(saved):
         send({"flag": f"notebook code rebound {what} (put back for the tests)"})
-    cases = job.get("cases", [])
     checked = guard.narrow(saved, __package__ or "sandbox", skip=(__name__, guard.__name__))
     send({"tests": "begin"})  # the relay takes no outcome before this, and only one of these
     index = 0
@@ -462,10 +469,10 @@ def _notebook_process(job: Job, writer: int, flush) -> None:
         pid = fork()
         if pid == 0:
             os.close(progress)
-            _case_server(namespace, cases, index, left, send, progress_out, checked, restore,
-                         exit_now, flush)
+            _case_server(namespace, (cases, timeouts, idents), index, left, send, progress_out,
+                         checked, restore, exit_now, flush)
         os.close(progress_out)
-        index = _watch_server(pid, progress, cases, index, send, wait4, kill)
+        index = _watch_server(pid, progress, (timeouts, idents), index, send, wait4, kill)
 
 
 def _freeze() -> None:
@@ -499,24 +506,25 @@ def _cpu_seconds() -> float:
     return used[0] + used[1] + used[2] + used[3]
 
 
-def _case_server(namespace: dict, cases: list[Case], start: int, budget: float, send, progress: int,
-                 checked, restore, exit_now, flush) -> None:
+def _case_server(namespace: dict, fixed: tuple[tuple[str, ...], tuple[float, ...], tuple[str, ...]],
+                 start: int, budget: float, send, progress: int, checked, restore, exit_now,
+                 flush, _loads=wire.loads) -> None:
     """Run the hidden cases from `start` on, in this process forked from the restored state,
     within `budget` CPU seconds in all; never returns. After each case, what the code under
     test rebound is put back and that case fails. Tells the notebook process (on `progress`)
     which case runs, so that when this process dies, a fresh one continues with the next.
     Each progress line starts on a line of its own, like the relay's records: a partial line
     the code under test wrote to the pipe is then one line the watcher ignores."""
+    cases, timeouts, idents = fixed
     try:
         for index in range(start, len(cases)):
-            case = cases[index]
             used = _cpu_seconds()
             if used > budget:
                 send({"stopped": "cpu"})
                 os.write(progress, b"\nstop\n")
                 break
             os.write(progress, f"\n{index} {used:.3f}\n".encode())
-            limit = min(float(case.get("timeout", 5.0)), max(budget - used, 0.1))
+            limit = min(timeouts[index], max(budget - used, 0.1))
             # A case that swallows its time-out is ended by the kernel a second later.
             own = resource.getrusage(resource.RUSAGE_SELF)
             soft = math.ceil(own.ru_utime + own.ru_stime + limit) + 1
@@ -524,7 +532,9 @@ def _case_server(namespace: dict, cases: list[Case], start: int, budget: float, 
             if hard == resource.RLIM_INFINITY or soft < hard:
                 resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
             try:
-                outcome = run_case(namespace, {**case, "timeout": limit})
+                case = _loads(cases[index])  # a fresh copy: what this case may change
+                case["timeout"] = limit
+                outcome = run_case(namespace, case)
             except StepTimeout:
                 outcome = {"timeout": limit}
             changed = restore(checked)
@@ -532,8 +542,8 @@ def _case_server(namespace: dict, cases: list[Case], start: int, budget: float, 
                 what = "the code under test rebound " + ", ".join(changed[:5])
                 send({"flag": what})
                 outcome = {"tampered": what}
-            if not send({"case": case["id"], "outcome": outcome}):  # a value over 1 MiB as data
-                send({"case": case["id"], "outcome": {"value": {"__toolarge__": True}}})
+            if not send({"case": idents[index], "outcome": outcome}):  # over 1 MiB, as data
+                send({"case": idents[index], "outcome": {"value": {"__toolarge__": True}}})
         else:
             os.write(progress, b"\nend\n")
     except BaseException:  # noqa: S110 (the notebook process reports the case that ended)
@@ -543,8 +553,8 @@ def _case_server(namespace: dict, cases: list[Case], start: int, budget: float, 
     exit_now(0)
 
 
-def _watch_server(pid: int, progress: int, cases: list[Case], start: int, send, wait4,
-                  kill) -> int:
+def _watch_server(pid: int, progress: int, fixed: tuple[tuple[float, ...], tuple[str, ...]],
+                  start: int, send, wait4, kill) -> int:
     """Wait for a case server; stop it when one case waits past its wall-clock backstop.
     Returns the index of the next case to run (len(cases) when nothing is left).
 
@@ -552,8 +562,11 @@ def _watch_server(pid: int, progress: int, cases: list[Case], start: int, send, 
     for each line: it sleeps until the server ends or until the next look (at most WATCH_LOOK
     seconds, or the backstop's deadline), and then reads every line written since. A case's
     backstop therefore starts at most WATCH_LOOK late, which only ever gives it longer."""
+    timeouts, idents = fixed
+    count = len(idents)
+
     def backstop(index: int) -> Backstop:
-        seconds = wall_backstop(float(cases[index].get("timeout", 5.0)))
+        seconds = wall_backstop(timeouts[index])
         return Backstop(seconds, lambda: process_cpu(pid))
 
     state: _WatchState = {"current": start, "backstop": backstop(start), "cpu": 0.0,
@@ -568,7 +581,7 @@ def _watch_server(pid: int, progress: int, cases: list[Case], start: int, send, 
             if words in ([b"end"], [b"stop"]):
                 state["finished"] = True
             elif len(words) == 2 and words[0].isdigit() \
-                    and start <= int(words[0]) < len(cases):
+                    and start <= int(words[0]) < count:
                 state["current"] = int(words[0])
                 try:
                     state["cpu"] = float(words[1])
@@ -619,11 +632,11 @@ def _watch_server(pid: int, progress: int, cases: list[Case], start: int, send, 
     os.close(progress)
     if handle is not None:
         os.close(handle)
-    if finished or current >= len(cases):
-        return len(cases)
+    if finished or current >= count:
+        return count
     cpu = usage.ru_utime + usage.ru_stime - cpu_at_start
     code = "timeout" if status is None else os.waitstatus_to_exitcode(status)
-    send({"ended": cases[current]["id"], "status": code, "cpu": round(max(cpu, 0.0), 3)})
+    send({"ended": idents[current], "status": code, "cpu": round(max(cpu, 0.0), 3)})
     return current + 1
 
 

@@ -33,7 +33,13 @@ from . import lookup
 UTC = timezone.utc
 BASE = datetime(2024, 3, 15, 6, 5, tzinfo=UTC)  # 11:05 in Karachi: the 06:00 UTC run fires
 SOURCE_NAME = "psx-cache"
-CONFIG = {"symbols": ["ENGRO", "HBL", "OGDC"], "metric": "vwap"}
+# The configuration of the probes' jobs, read-only: `config()` gives each job a copy of its
+# own, so that nothing a cell or a job does to one changes what the next job is given.
+CONFIG = MappingProxyType({"symbols": ("ENGRO", "HBL", "OGDC"), "metric": "vwap"})
+
+
+def config() -> dict:
+    return {"symbols": list(CONFIG["symbols"]), "metric": CONFIG["metric"]}
 
 
 # --------------------------------------------------------------------------- data and helpers
@@ -191,7 +197,7 @@ class World:
     def job(self, hour: int = 5, **settings):
         start = datetime(2024, 3, 15, hour, 0, tzinfo=UTC)
         return lookup(self.namespace, "Job")("psx_hourly", start, start + timedelta(hours=1),
-                                             dict(CONFIG), **settings)
+                                             config(), **settings)
 
     def key(self, job) -> str:
         return lookup(self.namespace, "run_key")(job.name, job.window_start, job.window_end,

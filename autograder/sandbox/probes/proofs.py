@@ -9,13 +9,13 @@ from datetime import datetime, timedelta
 from . import lookup, probe
 from ._capstone import (
     BASE,
-    CONFIG,
     KEY_PATTERN,
     UTC,
     LookTogether,
     TakeTurns,
     World,
     artifacts_check,
+    config,
     count,
     file_names,
     labeller,
@@ -171,7 +171,7 @@ def proofs_gap(namespace: dict, last_end_hour: int, now_minutes: float, calls: i
                     else f"not a list: {type(gaps).__name__}"})
             if then_run and type(plan) is dict and plan.get("run") is not None:
                 start, end = plan["run"]
-                job = lookup(namespace, "Job")("psx_hourly", start, end, dict(CONFIG))
+                job = lookup(namespace, "Job")("psx_hourly", start, end, config())
                 world.source.raw = variant("raw #1", start.astimezone(UTC).hour)
                 world.clock.advance(now_minutes * 60)
                 result, _, _ = observe_run(world, job)

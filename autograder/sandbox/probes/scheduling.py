@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from . import lookup, probe
-from ._capstone import CONFIG, moment_text, window_text
+from ._capstone import config, moment_text, window_text
 
 
 class TickingClock:
@@ -37,7 +37,7 @@ def scheduling_tick(namespace: dict, start: datetime, zone: str, period_minutes:
         jobs.append(job)
         return {"status": "SUCCEEDED", "marker": 7}
 
-    outcome = scheduled_tick(clock, "psx_hourly", dict(CONFIG), run, zone, period_minutes)
+    outcome = scheduled_tick(clock, "psx_hourly", config(), run, zone, period_minutes)
     seen_jobs = [{"name": getattr(job, "name", None),
                   "window": [moment_text(getattr(job, "window_start", None)),
                              moment_text(getattr(job, "window_end", None))],
