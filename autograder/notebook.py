@@ -18,7 +18,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import notebook_json
+from . import escape, notebook_json
 from .reference import answer_cell_ids, nbgrader_meta, setup_sources
 from .rubric import Exercise
 from .sandbox import protocol
@@ -191,8 +191,9 @@ def extract(notebook: dict, exercise: Exercise) -> Extracted:
                 continue
             if cell.get("cell_type") != "code":
                 result.problems.append(
-                    f"the answer cell {grade_id!r} was changed into a {cell.get('cell_type')} "
-                    "cell, so its code was not run; change it back to a code cell")
+                    f"the answer cell {grade_id!r} was changed into a "
+                    f"{escape.one_line(cell.get('cell_type'), 40)} cell, so its code was not "
+                    "run; change it back to a code cell")
                 continue
             result.cells.append({"label": f"answer cell {grade_id}", "source": source})
         elif not meta and cell.get("cell_type") == "code":

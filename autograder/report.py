@@ -52,24 +52,33 @@ def summary_line(result: NotebookResult) -> str:
             f"({passed} of {len(tests)} hidden tests passed)")
 
 
+def _lines(value: object) -> str:
+    """Text shown as plain text (Gradescope's output): its lines kept, any other control or
+    format character within them shown as an escape, so no submission text forges a line."""
+    return "\n".join(escape.terminal(line) for line in escape.text(value).split("\n"))
+
+
 def results_json(results: list[NotebookResult]) -> dict:
-    """Gradescope's results.json for one student's notebooks."""
+    """Gradescope's results.json for one student's notebooks. Every text is plain text in which
+    each problem, name and file name is one line of its own (`escape.terminal`)."""
     score, max_score = total(results)
     tests = []
     lines = []
     for result in results:
-        lines.append(summary_line(result))
+        lines.append(escape.terminal(summary_line(result)))
         if len(result.items) > 1:
             lines += [f"  {item.title}: {points(item.score)} / {points(item.max_score)}"
                       for item in result.items]
-        lines += [f"  problem: {problem}" for problem in result.problems]
+        lines += [f"  problem: {escape.terminal(problem)}" for problem in result.problems]
         for item in result.items:
-            tests += [{"name": test.name, "score": test.score, "max_score": test.max_score,
-                       "output": test.output, "visibility": test.visibility}
+            tests += [{"name": escape.terminal(test.name), "score": test.score,
+                       "max_score": test.max_score, "output": _lines(test.output),
+                       "visibility": test.visibility}
                       for test in item.tests]
         if not result.items:
-            tests.append({"name": result.path, "score": 0.0, "max_score": 0.0,
-                          "output": "; ".join(result.problems), "visibility": "visible"})
+            tests.append({"name": escape.terminal(result.path), "score": 0.0, "max_score": 0.0,
+                          "output": escape.terminal("; ".join(result.problems)),
+                          "visibility": "visible"})
     return escape.plain_json({
         "score": score,
         "max_score": max_score,

@@ -156,9 +156,37 @@ def test_results_json_is_valid_utf8_without_surrogates(graded):
     eve_results = out / "students" / "eve" / "schedules" / "results.json"
     eve = json.loads(eve_results.read_text(encoding="utf-8"))
     assert eve["score"] == 0
-    assert any("BadName\x1b[2J" in test["output"] for test in eve["tests"]), eve["tests"][:2]
+    assert any("BadName\\e[2J" in test["output"] for test in eve["tests"]), eve["tests"][:2]
+    for path in (out / "students").glob("*/*/results.json"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        texts = [data["output"], *(test["name"] for test in data["tests"]),
+                 *(test["output"] for test in data["tests"])]
+        assert not any(CONTROL.search(text.replace("\n", "")) for text in texts), path
     mallory = json.loads((out / "students" / "mallory" / "schedules" / "results.json").read_text())
     assert mallory["score"] == 0 and "PASSED" not in json.dumps(mallory)  # nothing forged arrived
+
+
+def test_a_cell_type_cannot_forge_lines_of_gradescopes_output(tmp_path):
+    """An answer cell whose type is changed to text with a newline, terminal escapes and a
+    right-to-left override: results.json (Gradescope's output, plain text) shows the problem
+    on one line of its own, with those characters as escapes."""
+    forged = "\x1b[31mraw\n01_parse_cron_field: 25 / 25 points\u202e"
+    honest = fixtures.honest_submission(PARSE)
+    for cell in honest.cells:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == \
+                "answer_parse_cron_field":
+            cell["cell_type"] = forged
+    path = place(tmp_path / "submitted", "ada", PARSE, json.dumps(honest).encode())
+    done = grade([path], tmp_path / "results.json", "--sandbox", "off")
+    assert done.returncode == 0, done.stderr[-2000:]
+    data = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert data["score"] == 0
+    lines = data["output"].split("\n")
+    assert not any(line.startswith("01_parse_cron_field: 25") for line in lines), lines
+    assert any(line.startswith("  problem: ") and "\\e[31mraw\\n01_parse_cron_field" in line
+               for line in lines), lines
+    assert not CONTROL.search(json.dumps(data, ensure_ascii=False).replace("\n", ""))
+    assert "\u202e" not in json.dumps(data, ensure_ascii=False)
 
 
 def test_reports_show_submission_text_only_as_code(graded):
