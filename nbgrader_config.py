@@ -60,7 +60,17 @@ from autograder.nbgrader_autograde import (  # noqa: E402
     SandboxedExporter,
     SandboxedGrading,
     SanitizeCells,
+    guard_submissions,
 )
+
+# HTML in what a student wrote (Markdown cells, outputs) is sanitized wherever nbgrader renders a
+# submission: the feedback pages and Formgrader, which serves it on the instructor's own server.
+c.HTMLExporter.sanitize_html = True
+c.HTMLExporter.preprocessors = ["autograder.nbgrader_autograde.InertMarkdown"]
+
+# Submissions are read as grade-batch reads them: no folder that is a link, no student id with
+# glob characters, only regular files copied beside the notebooks, a timestamp.txt of its own.
+guard_submissions()
 
 c.Autograde.exporter_class = SandboxedExporter
 c.Autograde.sanitize_preprocessors = [

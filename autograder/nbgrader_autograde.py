@@ -25,12 +25,25 @@ replacements that make nbgrader's gradebook carry the scores of `python -m autog
   (not JSON, broken metadata) becomes an empty notebook, so its grade cells still get 0 points
   and a reason and the student's other notebooks are kept, instead of nbgrader removing the
   whole submission.
+- `InertMarkdown`, a preprocessor of every HTMLExporter (the feedback pages, Formgrader's view
+  of a submission): HTML a student writes in a Markdown or raw cell is shown as text, never
+  run on the page (nbgrader's templates render Markdown without nbconvert's sanitizer).
+- `guard_submissions`, called by `nbgrader_config.py`, makes nbgrader read a submission the
+  way `grade-batch` does, where nbgrader has no setting for it: a student or assignment folder
+  that is a symbolic link (another student's work), or a student id with glob characters
+  (`ad[a]` matches `ada`'s files), fails that submission with one sentence; of the files
+  beside the notebooks, only regular files of the student's own are copied into `autograded/`
+  and `feedback/` (never what a link points to: a solution, the gradebook, `/dev/zero`); and
+  `timestamp.txt` is read only as a small regular file.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import re
+import shutil
+import stat
 import threading
 import traceback
 import unicodedata
@@ -40,9 +53,13 @@ from typing import Any
 import jsonschema
 import nbformat
 from nbconvert.exporters import NotebookExporter
+from nbconvert.preprocessors import Preprocessor
 from nbformat.notebooknode import NotebookNode
 from nbgrader import utils
 from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.converters import Autograde, BaseConverter, GenerateFeedback
+from nbgrader.converters.base import NbGraderException
+from nbgrader.coursedir import CourseDirectory
 from nbgrader.nbgraderformat import MetadataValidator, ValidationError
 from nbgrader.nbgraderformat.common import (
     BaseMetadataValidator,
@@ -378,3 +395,99 @@ class CheckMetadata(CheckCellMetadata):
             self.log.error(message)
             raise ValidationError(message) from None
         return nb, resources
+
+
+# -- the submission's own files -------------------------------------------------------------
+
+GLOB_CHARACTERS = frozenset("*?[]")
+MAX_COPIED_BYTES = 50 * 2**20  # a file beside the notebooks that nbgrader copies, at most
+TIMESTAMP_BYTES = 1024
+
+
+def _check_submission(converter: BaseConverter, assignment_id: str, student_id: str) -> None:
+    """Refuse, with one sentence, a submission folder that is not the student's own."""
+    if GLOB_CHARACTERS & set(student_id):
+        raise NbGraderException(
+            f"the student folder {safe_text(student_id, 200)!r} has a glob character "
+            "(* ? [ ]) in its name, which nbgrader reads as a pattern (it could match another "
+            "student's files); rename the folder to grade it")
+    source = converter._format_source(assignment_id, student_id)
+    for folder in (os.path.dirname(os.path.normpath(source)), source):
+        if os.path.islink(folder):
+            raise NbGraderException(
+                f"{safe_text(folder, 300)} is a symbolic link, which can point at another "
+                "student's work; nothing in it was graded")
+
+
+def _copy_own_files(converter: BaseConverter, assignment_id: str, student_id: str) -> None:
+    """nbgrader's copy of the files beside the notebooks, for regular files only: a link
+    (to a solution, the gradebook, /dev/zero), a device or a pipe is left out with a warning,
+    and so is a file over MAX_COPIED_BYTES."""
+    source = converter._format_source(assignment_id, student_id)
+    dest = converter._format_dest(assignment_id, student_id)
+    for filename in utils.find_all_files(source, converter.coursedir.ignore + ["*.ipynb"]):
+        try:
+            status = os.lstat(filename)
+        except OSError:
+            continue
+        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_COPIED_BYTES:
+            why = "not a regular file of the student's own (a link, a device or a pipe)" \
+                if not stat.S_ISREG(status.st_mode) else "larger than 50 MiB"
+            converter.log.warning("Not copying %s: %s", safe_text(filename, 300), why)
+            continue
+        path = os.path.join(dest, os.path.relpath(filename, source))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if os.path.lexists(path):
+            os.remove(path)
+        converter.log.info("Copying %s -> %s", filename, path)
+        shutil.copyfile(filename, path, follow_symlinks=False)
+
+
+def _guarded_init_assignment(self: BaseConverter, assignment_id: str, student_id: str) -> None:
+    if isinstance(self, (Autograde, GenerateFeedback)):
+        _check_submission(self, assignment_id, student_id)
+        _copy_own_files(self, assignment_id, student_id)
+    else:
+        _nbgrader_init_assignment(self, assignment_id, student_id)
+
+
+def _guarded_timestamp(self: CourseDirectory, dest_path: str) -> Any:
+    """nbgrader's `get_existing_timestamp`, reading timestamp.txt only as a small regular file
+    (never through a link: /dev/zero would never end); anything else counts as none."""
+    path = os.path.join(dest_path, "timestamp.txt")
+    try:
+        status = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(status.st_mode) or status.st_size > TIMESTAMP_BYTES:
+        self.log.warning("Ignoring %s: not a small regular file of the student's own",
+                         safe_text(path, 300))
+        return None
+    return _nbgrader_timestamp(self, dest_path)
+
+
+_nbgrader_init_assignment = BaseConverter.init_assignment
+_nbgrader_timestamp = CourseDirectory.get_existing_timestamp
+
+
+def guard_submissions() -> None:
+    """Install the checks above into nbgrader's converters (nbgrader_config.py calls this)."""
+    BaseConverter.init_assignment = _guarded_init_assignment  # type: ignore[method-assign]
+    CourseDirectory.get_existing_timestamp = _guarded_timestamp  # type: ignore[method-assign]
+
+
+# -- what a student wrote, rendered as HTML -------------------------------------------------
+
+TAG_START = re.compile(r"<(?=[A-Za-z/!?])")  # where an HTML tag, comment or directive begins
+
+
+class InertMarkdown(Preprocessor):
+    """Markdown and raw cells with every HTML tag shown as text (`<script>` becomes
+    `&lt;script>`): Markdown itself (emphasis, lists, code, math) renders as before. The
+    course's own Markdown holds no HTML (`tests/test_nbgrader_submissions.py` checks)."""
+
+    def preprocess_cell(self, cell: NotebookNode, resources: dict,
+                        index: int) -> tuple[NotebookNode, dict]:
+        if cell.get("cell_type") in ("markdown", "raw") and isinstance(cell.get("source"), str):
+            cell.source = TAG_START.sub("&lt;", cell.source)
+        return cell, resources

@@ -1,0 +1,155 @@
+"""`nbgrader autograde` and `generate_feedback` read a class's folders as grade-batch does.
+
+nbgrader itself follows symbolic links in `submitted/`, reads student ids as glob patterns and
+copies every file beside the notebooks (and reads timestamp.txt) through whatever a link
+points to. The course's nbgrader_config.py installs `nbgrader_autograde.guard_submissions`,
+so in a temporary course whose class holds:
+
+- ada: honest 01; bo: honest 01 with `timestamp.txt` a link to /dev/zero (read forever);
+- mallory: `schedules/` is a link to ada's (her score, without a word);
+- `ad[a]`: a stub, whose name as a pattern matches ada's folder;
+- leaky: a stub, with links beside it to the source notebook, a hidden suite, the gradebook
+  and /dev/zero (each copied whole into `autograded/` and then into the student's feedback);
+
+ada and bo earn their points (bo on time), mallory and `ad[a]` are refused with a reason and
+earn nothing, and nothing a link points to reaches `autograded/` or `feedback/`.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import fixtures
+import nbformat
+import pytest
+from grader_cli import NBGRADER, nbgrader_course
+
+from autograder import isolation
+from autograder.reference import REPOSITORY
+from autograder.rubric import exercise_for
+
+PARSE = exercise_for("01_parse_cron_field")
+LINKS = {"notes.html": "../../../solutions/schedules/01_parse_cron_field.ipynb",
+         "suite.html": str(REPOSITORY / "autograder" / "suites" / "parse_cron_field.py"),
+         "grades.html": "../../../gradebook.db", "data.csv": "/dev/zero"}
+
+# Markdown a student adds: HTML that would run in the feedback page and in Formgrader, which
+# shows the autograded notebook on the instructor's own Jupyter server.
+MARKUP = ('<img src=x onerror="fetch(\'/api/terminals\', {method: \'POST\'})">'
+          "<script>alert(document.cookie)</script>")
+
+pytestmark = pytest.mark.skipif(not isolation.bwrap_works(),
+                                reason="the sandbox (bubblewrap) is not available here")
+
+
+def nbgrader(course: Path, *arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run([NBGRADER, *arguments], cwd=course, capture_output=True, text=True,
+                          timeout=600)
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory) -> Path:
+    course = tmp_path_factory.mktemp("nbgrader-links")
+    submitted = nbgrader_course(course)
+    honest, stub = fixtures.honest_submission(PARSE), fixtures.stub_submission(PARSE)
+    marked = copy.deepcopy(honest)
+    marked.cells.insert(1, nbformat.v4.new_markdown_cell(f"My notes {MARKUP} **in bold**"))
+    for student, made in (("ada", marked), ("bo", honest), ("ad[a]", stub), ("leaky", stub)):
+        fixtures.place(submitted, student, PARSE, made)
+    os.symlink("/dev/zero", submitted / "bo" / "schedules" / "timestamp.txt")
+    (submitted / "mallory").mkdir()
+    os.symlink("../ada/schedules", submitted / "mallory" / "schedules")
+    for name, target in LINKS.items():
+        os.symlink(target, submitted / "leaky" / "schedules" / name)
+    autograde = nbgrader(course, "autograde", "schedules", "--log-level=WARN")
+    feedback = nbgrader(course, "generate_feedback", "schedules", "--log-level=WARN")
+    assert feedback.returncode == 0, feedback.stderr[-3000:]
+    return course, autograde
+
+
+def scores(course: Path) -> dict[str, float | None]:
+    from nbgrader.api import Gradebook, MissingEntry
+
+    found: dict[str, float | None] = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as book:
+        for student in ("ada", "bo", "mallory", "ad[a]", "leaky"):
+            try:
+                found[student] = book.find_submission_notebook(
+                    PARSE.notebook, "schedules", student).score
+            except MissingEntry:
+                found[student] = None
+    return found
+
+
+def test_only_each_students_own_work_is_graded(course):
+    course, autograde = course
+    assert scores(course) == {"ada": 25.0, "bo": 25.0, "mallory": None, "ad[a]": None,
+                              "leaky": 0.0}, autograde.stderr[-3000:]
+    assert "mallory/schedules is a symbolic link" in autograde.stderr
+    assert "'ad[a]' has a glob character" in autograde.stderr
+    assert not (course / "autograded" / "mallory").exists()
+
+
+def test_nothing_a_link_points_to_is_copied_into_autograded_or_feedback(course):
+    course, autograde = course
+    for folder in ("autograded", "feedback"):
+        kept = {path.name for path in (course / folder / "leaky" / "schedules").iterdir()}
+        assert not kept & set(LINKS), (folder, kept)
+    assert "Not copying" in autograde.stderr and "data.csv" in autograde.stderr
+    with open(course / "gradebook.db", "rb") as handle:
+        assert handle.read(16) == b"SQLite format 3\x00"  # the gradebook is still a gradebook
+
+
+def test_a_timestamp_that_is_a_link_counts_as_none(course):
+    course, autograde = course
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as book:
+        assert book.find_submission("schedules", "bo").total_seconds_late == 0
+    assert "Ignoring" in autograde.stderr and "timestamp.txt" in autograde.stderr
+
+
+def test_markdown_a_student_wrote_reaches_feedback_and_formgrader_as_inert_text(course):
+    """nbconvert leaves HTML in Markdown alone unless told to sanitize it; the course's
+    nbgrader_config.py tells it, for the feedback pages and for Formgrader's own exporter."""
+    course, _ = course
+    page = (course / "feedback" / "ada" / "schedules" / f"{PARSE.notebook}.html").read_text()
+    for shown in (page, formgrader_view(course)):
+        assert "My notes" in shown and "<strong>in bold</strong>" in shown
+        assert "&lt;script&gt;alert(document.cookie)" in shown  # shown as text
+        assert "<script>alert(document.cookie)" not in shown and "<img" not in shown
+
+
+def formgrader_view(course: Path) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", FORMGRADER_VIEW, str(course / "autograded" / "ada" / "schedules"
+                                                     / f"{PARSE.notebook}.ipynb")],
+        cwd=course, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+# What Formgrader's exporter makes of an autograded notebook, with the course's configuration
+# (formgrader.py builds `HTMLExporter(config=self.config)` from the same nbgrader_config.py).
+FORMGRADER_VIEW = """
+import sys
+from nbconvert.exporters import HTMLExporter
+from traitlets.config.loader import PyFileConfigLoader
+config = PyFileConfigLoader("nbgrader_config.py", path=".").load_config()
+print(HTMLExporter(config=config).from_filename(sys.argv[1])[0])
+"""
+
+
+@pytest.mark.parametrize("path", sorted((REPOSITORY / "notebooks").glob("*/*.ipynb"))
+                         + sorted((REPOSITORY / "solutions").glob("*/*.ipynb")),
+                         ids=lambda path: f"{path.parent.parent.name}/{path.name}")
+def test_the_course_s_own_markdown_holds_no_html_that_feedback_would_show_as_text(path):
+    from autograder.nbgrader_autograde import TAG_START
+
+    notebook = nbformat.read(path, as_version=4)
+    assert not [cell.source[:80] for cell in notebook.cells if cell.cell_type == "markdown"
+                and TAG_START.search(cell.source)]
