@@ -440,3 +440,25 @@ def test_a_failure_message_points_at_the_first_entry_that_differs():
     assert scoring.first_difference([1, 2], [1, 2]) is None
     assert "first difference is at [1]: expected 2, got 3" in judge(
         CASE, {"value": [1, 2]}, {"value": [1, 3]})[1]
+
+
+def test_a_hidden_rejection_with_the_wrong_words_says_what_its_message_should_mention():
+    """The right exception whose message lacks the rule's words ("cycle detected", or the
+    name the call holds): the message says so, as it does for a public case; what a hidden
+    case expects of anything else stays hidden."""
+    wrong_words = {"raised": "ValueError", "mro": ["ValueError", "Exception"],
+                   "message": "circular dependency among risk"}
+    message = judge(REJECT, ERROR, wrong_words, reveal=False)[1]
+    assert "raised ValueError as it should, but its message should mention 'empty'" in message
+    value = judge(REJECT, ERROR, {"value": [1]}, reveal=False)[1]
+    assert "does not show its expected answer" in value and "ValueError" not in value
+
+
+def test_where_a_list_of_booleans_differs_is_not_shown_for_a_hidden_case():
+    """In [True, False, True] the place that differs would say what it should be."""
+    from autograder.sandbox import plain
+
+    expected = {"value": plain.to_plain([True, True, False] + [True] * 60)}
+    got = {"value": plain.to_plain([True, True, True] + [True] * 60)}
+    assert "differs" not in judge(CASE, expected, got, reveal=False)[1]
+    assert "first difference is at [2]: expected False, got True" in judge(CASE, expected, got)[1]
