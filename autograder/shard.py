@@ -138,6 +138,11 @@ def merge(shards: list[Path], out: Path) -> int:
                          "merge needs every shard")
     first = manifests[0]["fingerprints"]
     for folder, manifest in zip(folders, manifests, strict=True):
+        if set(manifest["fingerprints"]) != set(first):
+            theirs, ours = sorted(manifest["fingerprints"]), sorted(first)
+            raise ShardError(f"{folder} was graded for other notebooks than {folders[0]} "
+                             f"({', '.join(theirs) or 'none'} against {', '.join(ours) or 'none'})"
+                             "; grade every shard with the same --assignment")
         common = set(first) & set(manifest["fingerprints"])
         if any(first[key] != manifest["fingerprints"][key] for key in common):
             raise ShardError(f"{folder} was graded with a different grader, suites or limits "

@@ -21,9 +21,10 @@ from autograder.rubric import exercise_for
 
 PARSE = exercise_for("01_parse_cron_field")
 ORDER = exercise_for("04_run_order")
+BACKOFF = exercise_for("05_backoff_delays")
 # (student, exercise, kind): honest, untouched, buggy, damaged and hostile-named work.
 CLASS = [
-    ("ada", PARSE, "honest"), ("ada", ORDER, "honest"),
+    ("ada", PARSE, "honest"), ("ada", ORDER, "honest"), ("ada", BACKOFF, "honest"),
     ("bob", PARSE, "stub"),
     ("cy", PARSE, "wrong/01_parse_cron_field/exclusive_range_end"), ("cy", ORDER, "honest"),
     ("=dee", PARSE, "honest"),
@@ -135,6 +136,21 @@ def test_merge_refuses_shards_graded_differently(graded):
     assert "was graded with a different grader" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert not (graded / "refused").exists()
+
+
+def test_merge_refuses_shards_graded_for_other_assignments(graded):
+    """A shard graded with --assignment schedules beside shards of the whole class: its
+    students would have no rows for the other assignments, and export would give them 0."""
+    done = grade_batch(graded / "submitted", graded / "part2-schedules", "--jobs", "2",
+                       "--shard", "2/3", "--assignment", "schedules")
+    assert done.returncode == 0, done.stderr[-2000:]
+    refused = merge(graded / "part1", graded / "part2-schedules", graded / "part3", "--out",
+                    graded / "refused-assignments")
+    assert refused.returncode == 2
+    assert "part2-schedules was graded for other notebooks than" in refused.stderr
+    assert "--assignment" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert not (graded / "refused-assignments").exists()
 
 
 def test_merge_refuses_shards_graded_with_other_deadlines(graded):
