@@ -267,6 +267,28 @@ def _save(submission: Submission, out: Path, sha: str, grader: str,
     report.write_atomic(submission.saved_result(out), json.dumps(escape.plain_json(saved)))
 
 
+def match_overrides(found: discovery.Discovery, overrides: dict,
+                    progress: TextIO) -> dict:
+    """The overrides that name a student and a notebook of this class, a student written as
+    grades.csv shows the name too (`'-ada` for -ada); a warning for each of the others, which
+    would otherwise change nothing without a word."""
+    by_cell = {escape.csv_cell(student): student for student in found.students}
+    graded = {exercise.notebook for exercise in found.exercises}
+    matched = {}
+    for (student, notebook), override in overrides.items():
+        name = student if student in found.students else by_cell.get(student)
+        if name is None:
+            print(f"warning: an override names {escape.terminal(student)!r}, who is not a "
+                  "student of this class (their folder name, as in grades.csv); ignored",
+                  file=progress)
+        elif notebook not in graded:
+            print(f"warning: an override for {escape.terminal(name)!r} names {notebook}, "
+                  "which this run does not grade; ignored", file=progress)
+        else:
+            matched[(name, notebook)] = replace(override, student=name)
+    return matched
+
+
 def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int = 1,
                 force: bool = False, progress: TextIO = sys.stderr,
                 prepare: Callable[[tuple], object] = grading.prepare,
@@ -274,7 +296,9 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
                 overrides: dict | None = None,
                 shard: shard_module.Shard = shard_module.ALL) -> Summary:
     started = time.monotonic()
-    found = in_shard(discover(submitted, out, assignment), shard)
+    whole = discover(submitted, out, assignment)
+    overrides = match_overrides(whole, overrides or {}, progress)
+    found = in_shard(whole, shard)
     submissions = found.submissions
     out = Path(out)
     if out.exists() and not out.is_dir():

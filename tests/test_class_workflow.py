@@ -341,6 +341,30 @@ def test_an_override_that_cannot_be_used_is_a_warning_not_a_silent_change(tmp_pa
     assert "outside 0 to 25" in warnings[0] and "give a reason" in warnings[2]
 
 
+@pytest.mark.fast
+def test_an_override_for_no_student_of_the_class_is_a_warning_and_grades_csv_names_work():
+    """An override keyed by a name as grades.csv shows it (`'-ada`) applies to that student;
+    one for a name that is no student's (`cy` beside `Cy`), or for a notebook the run does not
+    grade, is a warning instead of a change nobody sees."""
+    import io
+
+    from autograder import batch, discovery
+
+    found = discovery.Discovery(students=["-ada", "Cy", "bo"], assignments=("schedules",),
+                                submissions=[])
+    given = {(student, notebook): overrides.Override(student, notebook, 10.0, "by hand")
+             for student, notebook in (("'-ada", PARSE.notebook), ("cy", PARSE.notebook),
+                                       ("bo", "05_backoff_delays"), ("bo", PARSE.notebook))}
+    said = io.StringIO()
+    matched = batch.match_overrides(found, given, said)
+    assert sorted(matched) == [("-ada", PARSE.notebook), ("bo", PARSE.notebook)]
+    assert matched[("-ada", PARSE.notebook)].student == "-ada"
+    warnings = said.getvalue().splitlines()
+    assert len(warnings) == 2, warnings
+    assert "'cy', who is not a student of this class" in warnings[0]
+    assert "05_backoff_delays, which this run does not grade" in warnings[1]
+
+
 # -- where grades go ---------------------------------------------------------------------
 
 ROSTER = """\
