@@ -272,7 +272,7 @@ def match_overrides(found: discovery.Discovery, overrides: dict,
     """The overrides that name a student and a notebook of this class, a student written as
     grades.csv shows the name too (`'-ada` for -ada); a warning for each of the others, which
     would otherwise change nothing without a word."""
-    by_cell = {escape.csv_cell(student): student for student in found.students}
+    by_cell = {escape.csv_key(student): student for student in found.students}
     graded = {exercise.notebook for exercise in found.exercises}
     matched = {}
     for (student, notebook), override in overrides.items():

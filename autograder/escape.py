@@ -11,7 +11,9 @@ returns a version that can be written to one kind of output without changing its
 - `one_line`: `terminal`, kept to a length, for a message in a single line of a report;
 - `code_span` and `code_block`: Markdown that shows the text literally (no headings, links,
   HTML or emphasis can come out of it);
-- `csv_cell`: a gradebook cell no spreadsheet evaluates as a formula.
+- `csv_cell`: a gradebook cell no spreadsheet evaluates as a formula;
+- `csv_key`: `csv_cell` for a column that names a student, where two names must never give
+  one cell (a literal backslash is doubled, so `\\e` never reads like an escaped ESC).
 """
 
 from __future__ import annotations
@@ -115,3 +117,10 @@ def csv_cell(value: object) -> str:
     if shown.lstrip(" ").startswith((*FORMULA_STARTS, "'")):
         return "'" + shown
     return shown
+
+
+def csv_key(value: object) -> str:
+    """`csv_cell` for a cell that tells students apart (the gradebook's student column, the
+    names export and overrides look up): a literal backslash is doubled first, so every
+    backslash in the cell starts an escape and different names never share a cell."""
+    return csv_cell(text(value).replace("\\", "\\\\"))

@@ -81,9 +81,9 @@ def export(folder: Path, fmt: str, roster_path: Path | None = None, missing: str
     assignments = [a for a in ASSIGNMENTS if any(a in mine for mine in scores.values())]
     maxima = {a: sum(e.max_score for e in EXERCISES if e.assignment == a) for a in assignments}
     titles = {a: (titles or {}).get(a, a) for a in assignments}
-    # grades.csv holds each student id as escape.csv_cell wrote it (`'-ada` for -ada): a roster
+    # grades.csv holds each student id as escape.csv_key wrote it (`'-ada` for -ada): a roster
     # id is looked up in that form.
-    people = [{**row, "key": escape.csv_cell(row["student"])} for row in roster] \
+    people = [{**row, "key": escape.csv_key(row["student"])} for row in roster] \
         or [{"student": s, "lms_id": "", "key": s} for s in sorted(scores)]
     known = {person["key"] for person in people}
     warnings = [f"{student} is in the gradebook but not in the roster; left out"

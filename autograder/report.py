@@ -154,10 +154,13 @@ FLAGS_COLUMNS = ("student", "assignment", "notebook", "flag")
 
 
 def csv_table(header: tuple[str, ...], rows: list[list[str]], sort_columns: int = 0) -> str:
-    """Every cell quoted, one line each, and none that a spreadsheet reads as a formula. With
+    """Every cell quoted, one line each, and none that a spreadsheet reads as a formula; a
+    first column of students is written by `escape.csv_key`, so no two share a cell. With
     `sort_columns`, rows are sorted by their first cells as written (escaped), so that tables
     of shards merged later sort exactly like the table of one run."""
-    cells = [[escape.csv_cell(cell) for cell in row] for row in rows]
+    first = escape.csv_key if header[:1] == ("student",) else escape.csv_cell
+    cells = [[first(row[0]), *(escape.csv_cell(cell) for cell in row[1:])] if row else []
+             for row in rows]
     if sort_columns:
         cells.sort(key=lambda row: row[:sort_columns])
     buffer = io.StringIO()

@@ -386,13 +386,28 @@ def test_a_value_of_another_kind_inside_a_result_is_named():
 
 
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cf", "Zl", "Zp", "Co", "Cs")),
-               max_size=8) | st.text(alphabet=st.sampled_from(" '=+-@ax"), max_size=8))
+               max_size=8) | st.text(alphabet=st.sampled_from(" '=+-@ax\\"), max_size=8))
 @settings(max_examples=300, deadline=None)
 def test_a_name_can_be_read_back_from_its_gradebook_cell(name):
     """A gradebook keys its rows by the cell a name becomes (export, gradebook), so two students
-    whose names differ must never share one: the cell gives the name back, one leading ' off."""
-    cell = escape.csv_cell(name)
-    assert (cell[1:] if cell.startswith("'") else cell) == name
+    whose names differ must never share one: the cell gives the name back, one leading ' off
+    and each doubled backslash halved."""
+    cell = escape.csv_key(name)
+    assert (cell[1:] if cell.startswith("'") else cell).replace("\\\\", "\\") == name
+
+
+NAMES = st.text(alphabet=st.sampled_from("a'=-\\e\x1b\u200b\n u2") | st.characters(), max_size=8)
+
+
+@given(NAMES, NAMES)
+@settings(max_examples=500, deadline=None)
+def test_two_names_never_share_a_gradebook_cell(one, other):
+    """An ESC, a zero-width space or a newline is shown as an escape (\\e, \\u200b, \\n); a
+    student who names a folder with that very text (`kim\\ex` beside `kim` ESC `x`) still gets
+    a row of their own, never another student's score."""
+    if one != other:
+        assert escape.csv_key(one) != escape.csv_key(other)
+    assert escape.csv_key("kim\x1bx") != escape.csv_key("kim\\ex")
 
 
 def test_the_reference_cost_clock_counts_work_done_under_a_time_limit():
