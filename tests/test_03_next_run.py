@@ -207,8 +207,8 @@ def test_the_strictly_after_figure_shows_the_stuck_loop():
     figure = {"datetime": datetime}
     exec("import matplotlib\nmatplotlib.use('Agg')", figure)
     exec(_cell_defining(notebook, "scheduler_fires").source, figure)
-    assert figure["scheduler_fires"](True) == figure["week_runs"]
-    assert figure["scheduler_fires"](False) == [figure["week_runs"][0]] * 5
+    assert figure["scheduler_fires"](True) == figure["rebalance_times"]
+    assert figure["scheduler_fires"](False) == [figure["rebalance_times"][0]] * 5
 
 
 def test_the_holiday_calendar_is_a_list_of_weekdays():
