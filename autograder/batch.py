@@ -289,6 +289,24 @@ def match_overrides(found: discovery.Discovery, overrides: dict,
     return matched
 
 
+def match_extensions(found: discovery.Discovery, policy: deadlines.Policy,
+                     progress: TextIO) -> deadlines.Policy:
+    """`policy` with each extension given to the student it names (as in grades.csv, too), and
+    a warning for an extension that names no student of the class (its student would be
+    judged by the usual due date without a word)."""
+    by_cell = {escape.csv_key(student): student for student in found.students}
+    extensions = {}
+    for student, dates in policy.extensions.items():
+        name = student if student in found.students else by_cell.get(student)
+        if name is None:
+            print(f"warning: an extension names {escape.terminal(student)!r}, who is not a "
+                  "student of this class (their folder name, as in grades.csv); ignored",
+                  file=progress)
+        else:
+            extensions[name] = dates
+    return replace(policy, extensions=extensions)
+
+
 def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int = 1,
                 force: bool = False, progress: TextIO = sys.stderr,
                 prepare: Callable[[tuple], object] = grading.prepare,
@@ -296,8 +314,15 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
                 overrides: dict | None = None,
                 shard: shard_module.Shard = shard_module.ALL) -> Summary:
     started = time.monotonic()
+    inside, within = os.path.realpath(out), os.path.realpath(submitted)
+    if inside == within or inside.startswith(within + os.sep) \
+            and os.path.dirname(inside) != within:
+        raise BatchError(f"--out {escape.terminal(out)} lies in {escape.terminal(submitted)} "
+                         "(the class folder itself, or a student's folder), where the grades "
+                         "would be read as submissions; write them beside the class")
     whole = discover(submitted, out, assignment)
     overrides = match_overrides(whole, overrides or {}, progress)
+    policy = match_extensions(whole, policy, progress) if policy is not None else None
     found = in_shard(whole, shard)
     submissions = found.submissions
     out = Path(out)

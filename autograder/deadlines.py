@@ -36,6 +36,9 @@ else:  # pragma: no cover - Python 3.10
 from .rubric import ASSIGNMENTS
 
 TIMESTAMP = "timestamp.txt"
+# The largest value each number of [late] may have: ten years, in its own unit (and percent).
+LONGEST = {"grace_minutes": 10 * 366 * 24 * 60.0, "zero_after_hours": 10 * 366 * 24.0,
+           "penalty_percent": 100.0}
 
 
 class DeadlineError(Exception):
@@ -82,7 +85,7 @@ class Policy:
         fraction = 0.0
         if self.penalty_per:
             unit = timedelta(days=1) if self.penalty_per == "day" else timedelta(hours=1)
-            fraction = min(1.0, math.ceil(late_by / unit) * self.penalty_percent / 100)
+            fraction = max(0.0, min(1.0, math.ceil(late_by / unit) * self.penalty_percent / 100))
         if self.zero_after is not None and late_by > self.zero_after:
             fraction = 1.0
         hours = late_by.total_seconds() / 3600
@@ -128,6 +131,10 @@ def load(path: Path | None) -> Policy:
     if unknown:
         raise DeadlineError(f"{path}: unknown section {sorted(unknown)[0]!r} (expected [due], "
                             "[extensions.<student>] and [late])")
+    for section in ("due", "extensions", "late"):
+        if not isinstance(data.get(section, {}), dict):
+            raise DeadlineError(f"{path}: write [{section}] as a section of its own, with one "
+                                "line per entry")
     policy = Policy()
     for name, when in data.get("due", {}).items():
         policy.due[_assignment(name, f"{path} [due]")] = _when(when, f"{path} [due] {name}")
@@ -145,13 +152,30 @@ def load(path: Path | None) -> Policy:
         raise DeadlineError(f"{path} [late]: unknown key {sorted(set(late) - known)[0]!r} "
                             f"(expected {', '.join(sorted(known))})")
     try:
-        policy.grace = timedelta(minutes=float(late.get("grace_minutes", 0)))
-        policy.penalty_percent = float(late.get("penalty_percent", 0))
-        if "zero_after_hours" in late:
-            policy.zero_after = timedelta(hours=float(late["zero_after_hours"]))
+        numbers = {key: float(late[key]) for key in ("grace_minutes", "penalty_percent",
+                                                     "zero_after_hours") if key in late}
     except (TypeError, ValueError):
         raise DeadlineError(f"{path} [late]: grace_minutes, penalty_percent and "
                             "zero_after_hours are numbers") from None
+    for key, value in numbers.items():
+        if not 0 <= value <= LONGEST[key]:  # also NaN and infinity
+            raise DeadlineError(f"{path} [late]: {key} must be at least 0 and at most "
+                                f"{LONGEST[key]:,g} (a negative grace would turn the late "
+                                "penalty into a bonus)")
+    policy.grace = timedelta(minutes=numbers.get("grace_minutes", 0.0))
+    policy.penalty_percent = numbers.get("penalty_percent", 0.0)
+    if "zero_after_hours" in numbers:
+        policy.zero_after = timedelta(hours=numbers["zero_after_hours"])
+    dates = [(f"[due] {name}", when) for name, when in policy.due.items()]
+    dates += [(f"[extensions.{student}] {name}", when)
+              for student, mine in policy.extensions.items() for name, when in mine.items()]
+    for where, when in dates:
+        try:
+            when + policy.grace + (policy.zero_after or timedelta(0))
+        except OverflowError:
+            raise DeadlineError(f"{path} {where}: {when.isoformat()} plus the grace time is past "
+                                "the last date there is; leave the assignment out of [due] for "
+                                "no due date") from None
     per = late.get("penalty_per")
     if per not in (None, "day", "hour"):
         raise DeadlineError(f"{path} [late]: penalty_per is \"day\" or \"hour\", not {per!r}")

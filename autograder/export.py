@@ -40,9 +40,16 @@ def read_gradebook(folder: Path) -> dict[str, dict[str, float | None]]:
             rows = list(csv.DictReader(handle))
     except FileNotFoundError:
         raise ExportError(f"{path} does not exist (run grade-batch first)") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as error:
+        raise ExportError(f"{path} cannot be read as a gradebook ({type(error).__name__})") \
+            from None
     scores: dict[str, dict[str, float | None]] = {}
+    seen: set[tuple[str, str]] = set()
     try:
         for row in rows:
+            if (row["student"], row["notebook"]) in seen:
+                raise ValueError("two rows for one student's notebook")
+            seen.add((row["student"], row["notebook"]))
             mine = scores.setdefault(row["student"], {})
             missing = row.get("note", "").startswith("not submitted") and not row.get("override")
             earned = None if missing else float(row["score"])
@@ -51,8 +58,10 @@ def read_gradebook(folder: Path) -> dict[str, dict[str, float | None]]:
                 mine[row["assignment"]] = (before or 0.0) + earned
             else:
                 mine.setdefault(row["assignment"], None)
-    except (KeyError, ValueError):
-        raise ExportError(f"{path} is not a gradebook written by grade-batch") from None
+    except (KeyError, ValueError, TypeError, AttributeError):
+        # a damaged or cut file: rows with missing cells (None), or two rows for one notebook
+        raise ExportError(f"{path} is not a gradebook written by grade-batch (grade the class "
+                          "again)") from None
     return scores
 
 
@@ -65,6 +74,9 @@ def read_roster(path: Path | None) -> list[dict[str, str]]:
                     for row in csv.DictReader(handle)]
     except OSError as error:
         raise ExportError(f"cannot read the roster {path} ({error.strerror or error})") from None
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise ExportError(f"the roster {path} is not a UTF-8 CSV file ({type(error).__name__}); "
+                          "save it as CSV UTF-8") from None
     if rows and not {"student", "lms_id"} <= set(rows[0]):
         raise ExportError(f"the roster {path} needs the columns student and lms_id")
     return rows
@@ -88,6 +100,14 @@ def export(folder: Path, fmt: str, roster_path: Path | None = None, missing: str
     known = {person["key"] for person in people}
     warnings = [f"{student} is in the gradebook but not in the roster; left out"
                 for student in sorted(scores) if roster and student not in known]
+    for column, what in (("student", "student"), ("lms_id", "LMS id")):
+        values = [person[column] for person in roster if person.get(column)]
+        warnings += [f"the roster names the {what} {escape.terminal(value)!r} more than once: "
+                     "each row gets the same points; fix the roster"
+                     for value in sorted({v for v in values if values.count(v) > 1})]
+    if fmt == "canvas":
+        warnings += [f"the roster gives {escape.terminal(person['student'])!r} no lms_id, so "
+                     "Canvas cannot match the row" for person in roster if not person.get("lms_id")]
 
     def points(student: str, assignment: str) -> str:
         value = scores.get(student, {}).get(assignment)

@@ -22,6 +22,8 @@ def table(rows: list[dict[str, str]]) -> str:
     scores: dict[str, dict[str, float]] = {}
     marks: dict[tuple[str, str], str] = {}
     for row in rows:
+        if row["notebook"] in scores.get(row["student"], {}):
+            raise ValueError("two rows for one student's notebook")
         scores.setdefault(row["student"], {})[row["notebook"]] = float(row["score"])
         marks[(row["student"], row["notebook"])] = (
             ("*" if row.get("override") else "") + ("L" if row.get("penalty") else ""))
@@ -54,8 +56,11 @@ def main(argv: list[str] | None = None) -> int:
     except FileNotFoundError:
         print(f"error: {path} does not exist (run grade-batch first)", file=sys.stderr)
         return 2
-    except (KeyError, ValueError, csv.Error):
-        print(f"error: {path} is not a gradebook written by grade-batch", file=sys.stderr)
+    except (KeyError, ValueError, TypeError, AttributeError, csv.Error, UnicodeDecodeError):
+        # a damaged or cut file reads as rows with missing cells (None), or two rows for one
+        # notebook: shown as one sentence, never as a table that adds or drops points
+        print(f"error: {path} is not a gradebook written by grade-batch (grade the class again)",
+              file=sys.stderr)
         return 2
     return 0
 

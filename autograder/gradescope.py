@@ -112,6 +112,9 @@ def build(assignment: str, out: Path) -> int:
     out = Path(out)
     if not out.parent.is_dir():
         raise BundleError(f"cannot write {out}: the folder {out.parent} does not exist")
+    if out.is_dir():
+        raise BundleError(f"--out {out} is a folder; name the zip file to write, such as "
+                          f"{out / (assignment + '.zip')}")
     temporary = out.with_name(f".{out.name}.tmp")
     with zipfile.ZipFile(temporary, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, content in sorted(files.items()):

@@ -1,0 +1,136 @@
+"""Files and options an instructor gives the grader, taken wrong: one sentence, never a
+traceback, never a score above the maximum, never a grade given to the wrong person.
+
+Each case here was found by feeding the commands what a busy instructor (or a student who can
+edit timestamp.txt) might give them: a negative grace time, a "no deadline" date of 9999, a
+roster saved by Excel in Windows-1252, a cut gradebook, an output folder inside the class.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import fixtures
+import pytest
+from grader_cli import grade_batch
+
+from autograder import batch, deadlines, discovery, export, gradebook
+from autograder.reference import REPOSITORY
+from autograder.rubric import exercise_for
+
+PARSE = exercise_for("01_parse_cron_field")
+DUE = "[due]\nschedules = 2026-03-05T23:59:00Z\n"
+
+
+def policy_from(tmp_path: Path, text: str) -> deadlines.Policy:
+    path = tmp_path / "deadlines.toml"
+    path.write_text(text)
+    return deadlines.load(path)
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("text, words", [
+    (DUE + "[late]\npenalty_per = \"day\"\npenalty_percent = 10\ngrace_minutes = -7200\n",
+     "grace_minutes must be at least 0"),
+    (DUE + "[late]\nzero_after_hours = -1\n", "zero_after_hours must be at least 0"),
+    (DUE + "[late]\ngrace_minutes = inf\n", "grace_minutes must be at least 0"),
+    (DUE + "[late]\ngrace_minutes = 1e12\n", "at most"),
+    ("[due]\nschedules = 9999-12-31T23:59:00-12:00\n[late]\ngrace_minutes = 10\n",
+     "past the last date there is"),
+    ("due = 5\n", "write [due] as a section"),
+    ("extensions = 5\n" + DUE, "write [extensions] as a section"),
+    ("late = 5\n" + DUE, "write [late] as a section"),
+])
+def test_a_deadlines_file_that_cannot_be_right_is_refused_in_one_sentence(tmp_path, text, words):
+    with pytest.raises(deadlines.DeadlineError) as error:
+        policy_from(tmp_path, text)
+    assert words in str(error.value) and "\n" not in str(error.value)
+
+
+@pytest.mark.fast
+def test_a_late_penalty_is_never_a_bonus():
+    policy = deadlines.Policy(due={"schedules": datetime(2026, 3, 5, tzinfo=timezone.utc)},
+                              grace=timedelta(days=-5), penalty_per="day", penalty_percent=10)
+    early = datetime(2026, 3, 2, tzinfo=timezone.utc)
+    assert policy.judge("ada", "schedules", early).fraction == 0.0
+
+
+@pytest.mark.fast
+def test_an_extension_for_no_student_is_a_warning_and_the_grades_csv_name_works(tmp_path):
+    later = "schedules = 2026-03-09T23:59:00Z\n"
+    policy = policy_from(tmp_path, f"{DUE}[extensions.Ada]\n{later}[extensions.\"'-bo\"]\n{later}")
+    found = discovery.Discovery(students=["ada", "-bo"], assignments=("schedules",),
+                                submissions=[])
+    said = io.StringIO()
+    matched = batch.match_extensions(found, policy, said)
+    assert list(matched.extensions) == ["-bo"]
+    assert "an extension names 'Ada', who is not a student of this class" in said.getvalue()
+    assert policy.extensions.keys() == {"Ada", "'-bo"}  # the loaded policy is left as it was
+
+
+@pytest.mark.fast
+def test_a_roster_that_is_not_utf8_or_names_an_id_twice_is_said_plainly(tmp_path):
+    (tmp_path / "grades.csv").write_text(
+        "student,assignment,notebook,score,max_score,note,override\n"
+        "ada,schedules,01_parse_cron_field,25,25,,\nbob,schedules,01_parse_cron_field,5,25,,\n")
+    latin = tmp_path / "latin1.csv"
+    latin.write_bytes("student,lms_id\nzoë,1\n".encode("cp1252"))
+    with pytest.raises(export.ExportError, match="not a UTF-8 CSV file"):
+        export.export(tmp_path, "csv", latin)
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student,lms_id\nada,111\nbob,111\ncy,\n")
+    _, warnings = export.export(tmp_path, "canvas", roster)
+    assert any("the LMS id '111' more than once" in warning for warning in warnings), warnings
+    assert any("'cy' no lms_id" in warning for warning in warnings), warnings
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("damage", ["cut", "twice"])
+def test_a_damaged_gradebook_is_one_sentence_in_export_and_gradebook(tmp_path, damage, capsys):
+    good = ("student,assignment,notebook,score,max_score,note,override\n"
+            "ada,schedules,01_parse_cron_field,25,25,,\n")
+    text = good + "bob,schedules" if damage == "cut" else \
+        good + "ada,schedules,01_parse_cron_field,25,25,,\n"
+    (tmp_path / "grades.csv").write_text(text)
+    with pytest.raises(export.ExportError, match="not a gradebook written by grade-batch"):
+        export.export(tmp_path, "csv")
+    assert gradebook.main([str(tmp_path / "grades.csv")]) == 2
+    assert "not a gradebook written by grade-batch" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where", ["the class", "a student's folder"])
+def test_an_output_folder_inside_the_class_is_refused(tmp_path, where):
+    submitted = tmp_path / "submitted"
+    fixtures.place(submitted, "ada", PARSE, fixtures.honest_submission(PARSE))
+    out = submitted if where == "the class" else submitted / "ada" / "schedules" / "graded"
+    done = grade_batch(submitted, out, "--sandbox", "off")
+    assert done.returncode == 2, done.stderr[-2000:]
+    said = [line for line in done.stderr.splitlines() if not line.startswith("warning:")]
+    assert len(said) == 1 and "where the grades would be read as submissions" in said[0], said
+    beside = grade_batch(submitted, submitted / "graded", "--sandbox", "off")  # skipped, as before
+    assert beside.returncode == 0, beside.stderr[-2000:]
+
+
+def test_a_gradescope_bundle_is_not_written_over_a_folder(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "autograder", "gradescope", "schedules",
+                           "--out", str(tmp_path)], cwd=REPOSITORY, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 2 and "is a folder; name the zip file" in done.stderr, done.stderr
+    assert not list(tmp_path.parent.glob(f".{tmp_path.name}.tmp"))
+
+
+def test_rows_of_a_gradebook_are_read_as_written(tmp_path):
+    """The cells the checks above read are the ones grade-batch writes (a guard against a
+    test that passes because it reads some other file)."""
+    submitted, out = tmp_path / "submitted", tmp_path / "graded"
+    fixtures.place(submitted, "ada", PARSE, fixtures.honest_submission(PARSE))
+    assert grade_batch(submitted, out, "--sandbox", "off").returncode == 0
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        header = next(csv.reader(handle))
+    assert header[:4] == ["student", "assignment", "notebook", "score"]
+    assert export.read_gradebook(out) == {"ada": {"schedules": 25.0}}
