@@ -60,8 +60,7 @@ def read_gradebook(folder: Path) -> dict[str, dict[str, float | None]]:
                 mine.setdefault(row["assignment"], None)
     except (KeyError, ValueError, TypeError, AttributeError):
         # a damaged or cut file: rows with missing cells (None), or two rows for one notebook
-        raise ExportError(f"{path} is not a gradebook written by grade-batch (grade the class "
-                          "again)") from None
+        raise ExportError(f"{path} is not a gradebook written by grade-batch") from None
     return scores
 
 

@@ -59,8 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     except (KeyError, ValueError, TypeError, AttributeError, csv.Error, UnicodeDecodeError):
         # a damaged or cut file reads as rows with missing cells (None), or two rows for one
         # notebook: shown as one sentence, never as a table that adds or drops points
-        print(f"error: {path} is not a gradebook written by grade-batch (grade the class again)",
-              file=sys.stderr)
+        print(f"error: {path} is not a gradebook written by grade-batch", file=sys.stderr)
         return 2
     return 0
 
