@@ -67,6 +67,7 @@ from autograder.nbgrader_autograde import (  # noqa: E402
 # submission: the feedback pages and Formgrader, which serves it on the instructor's own server.
 c.HTMLExporter.sanitize_html = True
 c.HTMLExporter.preprocessors = ["autograder.nbgrader_autograde.InertMarkdown"]
+c.HTMLExporter.filters = {"markdown2html": "autograder.nbgrader_autograde.markdown2html"}
 
 # Submissions are read as grade-batch reads them: no folder that is a link, no student id with
 # glob characters, only regular files copied beside the notebooks, a timestamp.txt of its own.

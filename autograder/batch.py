@@ -99,6 +99,7 @@ class Summary:
     interrupted: bool = False
     not_graded: list[str] = field(default_factory=list)  # "file: reason", for the summary
     failed: int = 0  # notebooks whose grading or writing failed in the grader itself
+    stale: list[str] = field(default_factory=list)  # folders under DIR/students/ of no student
     flagged: list[tuple[str, str, str, str]] = field(default_factory=list)
 
     def line(self, out: Path) -> str:
@@ -120,6 +121,12 @@ class Summary:
         if self.failed:
             text += (f"\nthe grader failed on {self.failed} notebooks (see the note column of "
                      "grades.csv)")
+        if self.stale:
+            shown = ", ".join(escape.one_line(name, 80) for name in self.stale[:MAX_LISTED])
+            text += (f"\n{out / 'students'} also holds folders of no student of this run "
+                     f"({shown}{', ...' if len(self.stale) > MAX_LISTED else ''}): a student "
+                     "who left, or one whose folder got a new name because another name now "
+                     "reads alike; their files there are older, remove them when done")
         if self.flagged:
             students = sorted({row[0] for row in self.flagged})
             text += (f"\ntampering noticed for {len(students)} students (all of it in "
@@ -464,6 +471,12 @@ def write_outputs(out: Path, found: discovery.Discovery,
                 row.notes.append(f"the grader could not write this student's results "
                                  f"({type(error).__name__}); please report it")
                 summary.failed += 1
+    current = {found.folder(student) for student in found.students}
+    try:
+        summary.stale = sorted(entry.name for entry in (Path(out) / "students").iterdir()
+                               if entry.is_dir() and entry.name not in current)
+    except OSError:
+        summary.stale = []
     flags = []
     for row in rows:
         summary.failed += row.result.grader_failed

@@ -157,8 +157,8 @@ def output_folders(students: Iterable[str]) -> dict[str, str]:
     and `ada` on macOS or Windows). Such a name gets a folder of its first characters and a
     hash of the whole name, and a number when even that is taken. It depends on the whole
     class, which every shard discovers, so shards name a student's folder alike."""
-    def key(folder: str) -> str:
-        return unicodedata.normalize("NFC", folder).casefold()
+    def key(folder: str) -> str:  # folding case can undo a normal form: normalise after it
+        return unicodedata.normalize("NFC", unicodedata.normalize("NFD", folder).casefold())
 
     def hashed(name: str) -> str:
         data = name.encode("utf-8", "surrogatepass")

@@ -27,7 +27,9 @@ replacements that make nbgrader's gradebook carry the scores of `python -m autog
   whole submission.
 - `InertMarkdown`, a preprocessor of every HTMLExporter (the feedback pages, Formgrader's view
   of a submission): HTML a student writes in a Markdown or raw cell is shown as text, never
-  run on the page (nbgrader's templates render Markdown without nbconvert's sanitizer).
+  run on the page (nbgrader's templates render Markdown without nbconvert's sanitizer); and
+  `markdown2html`, their Markdown filter, which leaves no link or image address that runs code
+  (`javascript:` and the like, however it is spelled).
 - `guard_submissions`, called by `nbgrader_config.py`, makes nbgrader read a submission the
   way `grade-batch` does, where nbgrader has no setting for it: a student or assignment folder
   that is a symbolic link (another student's work), or a student id with glob characters
@@ -39,6 +41,7 @@ replacements that make nbgrader's gradebook carry the scores of `python -m autog
 
 from __future__ import annotations
 
+import html
 import math
 import os
 import re
@@ -50,9 +53,11 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+import jinja2
 import jsonschema
 import nbformat
 from nbconvert.exporters import NotebookExporter
+from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.preprocessors import Preprocessor
 from nbformat.notebooknode import NotebookNode
 from nbgrader import utils
@@ -479,6 +484,38 @@ def guard_submissions() -> None:
 # -- what a student wrote, rendered as HTML -------------------------------------------------
 
 TAG_START = re.compile(r"<(?=[A-Za-z/!?])")  # where an HTML tag, comment or directive begins
+
+
+# A link's or an image's address in rendered Markdown, and the schemes one may use.
+URL_ATTRIBUTE = re.compile(r'\b(href|src)="([^"]*)"')
+SCHEME = re.compile(r"([a-z][a-z0-9+.\-]*):")
+SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
+
+
+def _inert_url(match: re.Match) -> str:
+    """`href="..."`/`src="..."` as rendered, or `href="#"` when its address would run code
+    (`javascript:`, `vbscript:`, `data:` other than an image), read as a browser reads it:
+    entities decoded, and spaces, tabs, line breaks and controls dropped."""
+    attribute, value = match.groups()
+    address = "".join(char for char in html.unescape(value) if char > " ").lower()
+    scheme = SCHEME.match(address)
+    if scheme and scheme.group(1) not in SAFE_SCHEMES \
+            and not (attribute == "src" and address.startswith("data:image/")):
+        return f'{attribute}="#"'
+    return match.group(0)
+
+
+@jinja2.pass_context
+def markdown2html(context: Any, source: str) -> str:
+    """HTMLExporter's Markdown filter (the same renderer and settings), with no address that
+    runs code: nbconvert lets `[text](javascript:...)` through, and nbgrader's feedback and
+    Formgrader templates render Markdown without nbconvert's sanitizer. Installed for every
+    HTMLExporter by nbgrader_config.py (`c.HTMLExporter.filters`)."""
+    cell = context.get("cell", {})
+    renderer = IPythonRenderer(
+        escape=False, allow_harmful_protocols=False, attachments=cell.get("attachments", {}),
+        path=context.get("resources", {}).get("metadata", {}).get("path", ""))
+    return URL_ATTRIBUTE.sub(_inert_url, MarkdownWithMath(renderer=renderer).render(source))
 
 
 class InertMarkdown(Preprocessor):

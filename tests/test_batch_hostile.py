@@ -492,9 +492,23 @@ def test_every_student_gets_a_report_folder_of_their_own_on_any_disk(tmp_path):
     assert second.returncode == 0 and "skipped 3 unchanged" in second.stderr, second.stderr
 
 
+def test_a_folder_left_by_an_earlier_run_is_named_in_the_summary(tmp_path):
+    """`ADA` joins a class graded before: `ada`'s folder gets a new name, and the old one
+    (with older results) is named in the summary instead of passing for the current one."""
+    submitted, out = tmp_path / "submitted", tmp_path / "graded"
+    place(submitted, "ada", PARSE, fixtures.stub_submission(PARSE))
+    assert grade_batch(submitted, out, "--sandbox", "off").returncode == 0
+    place(submitted, "ADA", PARSE, fixtures.honest_submission(PARSE))
+    again = grade_batch(submitted, out, "--sandbox", "off")
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "also holds folders of no student of this run (ada)" in again.stderr, again.stderr
+    assert (out / "students" / "ada").is_dir()  # nothing is deleted
+
+
 @given(st.lists(st.text(st.characters(blacklist_characters="/\x00",
                                       blacklist_categories=("Cs",)), min_size=1, max_size=90)
-                | st.sampled_from(["Ada", "ada", "ADA", "zoë", "zoe\u0308", "Straße"]),
+                | st.sampled_from(["Ada", "ada", "ADA", "zoë", "zoe\u0308", "Straße",
+                                   "\u03aa\u0301", "\u0390"]),
                 max_size=8))
 @settings(max_examples=200, deadline=None)
 def test_output_folders_are_short_distinct_on_any_disk_and_alike_in_every_order(names):
@@ -502,14 +516,18 @@ def test_output_folders_are_short_distinct_on_any_disk_and_alike_in_every_order(
     folders = discovery.output_folders(names)
     assert set(folders) == set(names)
     assert all(len(folder.encode()) <= 255 for folder in folders.values())
-    keys = [unicodedata.normalize("NFC", folder).casefold() for folder in folders.values()]
+    def alike(name: str) -> str:  # how a disk that ignores case and normal forms compares
+        return unicodedata.normalize("NFC", unicodedata.normalize("NFD", name).casefold())
+
+    keys = [alike(folder) for folder in folders.values()]
     assert len(set(keys)) == len(keys), folders
-    alike = [unicodedata.normalize("NFC", name).casefold() for name in names]
     for name in names:
-        if len(name.encode()) <= discovery.FOLDER_BYTES and alike.count(
-                unicodedata.normalize("NFC", name).casefold()) == names.count(name):
+        if len(name.encode()) <= discovery.FOLDER_BYTES and \
+                [alike(other) for other in names].count(alike(name)) == names.count(name):
             assert folders[name] == name  # a name that fits and reads like no other is kept
     assert discovery.output_folders(list(reversed(names))) == folders
+    greek = discovery.output_folders(["\u03aa\u0301", "\u0390"])  # alike only once folded
+    assert alike(greek["\u03aa\u0301"]) != alike(greek["\u0390"])
 
 
 def test_a_student_folder_named_like_an_assignment_does_not_stop_the_batch(tmp_path):

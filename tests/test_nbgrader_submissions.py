@@ -18,7 +18,9 @@ earn nothing, and nothing a link points to reaches `autograded/` or `feedback/`.
 from __future__ import annotations
 
 import copy
+import html
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -41,6 +43,12 @@ LINKS = {"notes.html": "../../../solutions/schedules/01_parse_cron_field.ipynb",
 # shows the autograded notebook on the instructor's own Jupyter server.
 MARKUP = ('<img src=x onerror="fetch(\'/api/terminals\', {method: \'POST\'})">'
           "<script>alert(document.cookie)</script>")
+# Links whose address runs code (as written, entity-encoded, with a tab a browser drops, by
+# reference), beside one that must stay a link.
+LINKS_MARKDOWN = ("[Open my chart](javascript:fetch('/api/terminals',{method:'POST'})) "
+                  "[ent](&#106;avascript:alert(2)) [tab](<java&#9;script:alert(3)>) [r] "
+                  "![pic](javascript:alert(4)) [docs](https://example.com/cron)\n\n"
+                  "[r]: javascript:alert(document.cookie)")
 
 pytestmark = pytest.mark.skipif(not isolation.bwrap_works(),
                                 reason="the sandbox (bubblewrap) is not available here")
@@ -58,6 +66,7 @@ def course(tmp_path_factory) -> Path:
     honest, stub = fixtures.honest_submission(PARSE), fixtures.stub_submission(PARSE)
     marked = copy.deepcopy(honest)
     marked.cells.insert(1, nbformat.v4.new_markdown_cell(f"My notes {MARKUP} **in bold**"))
+    marked.cells.insert(2, nbformat.v4.new_markdown_cell(LINKS_MARKDOWN))
     for student, made in (("ada", marked), ("bo", honest), ("ad[a]", stub), ("leaky", stub)):
         fixtures.place(submitted, student, PARSE, made)
     os.symlink("/dev/zero", submitted / "bo" / "schedules" / "timestamp.txt")
@@ -121,7 +130,12 @@ def test_markdown_a_student_wrote_reaches_feedback_and_formgrader_as_inert_text(
     for shown in (page, formgrader_view(course)):
         assert "My notes" in shown and "<strong>in bold</strong>" in shown
         assert "&lt;script&gt;alert(document.cookie)" in shown  # shown as text
-        assert "<script>alert(document.cookie)" not in shown and "<img" not in shown
+        assert "<script>alert(document.cookie)" not in shown
+        assert not re.search(r"<[a-z][^>]*\bon[a-z]+\s*=", shown)  # no tag with a handler
+        addresses = ["".join(c for c in html.unescape(value) if c > " ").lower()
+                     for value in re.findall(r'(?:href|src)\s*=\s*"([^"]*)"', shown)]
+        assert not [a for a in addresses if a.startswith(("javascript:", "vbscript:"))], addresses
+        assert "https://example.com/cron" in addresses and "Open my chart" in shown
 
 
 def formgrader_view(course: Path) -> str:
