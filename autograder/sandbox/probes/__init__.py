@@ -10,6 +10,11 @@ state (an in-place append, a database, threads) register their own probes with t
 that a worker loads only the modules its cases name (`load`); the grader's own process loads
 them all (`load_all`). Modules whose names start with an underscore hold what several
 suites' probes share.
+
+A probe reads nothing at run time from data of the standard library that notebook code could
+change without the guard noticing (re's cache of patterns, json's default decoder, tempfile's
+folder and name sequence): such data changes honestly, so the guard leaves it alone. Compile
+patterns, build decoders and choose folders when the module loads.
 """
 
 from __future__ import annotations

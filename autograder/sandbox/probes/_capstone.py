@@ -1,6 +1,6 @@
 """What the probes of notebook 07 (the safe scheduler) share.
 
-Each probe builds a fresh SQLite database in its own `tempfile.mkdtemp()` folder, drives the
+Each probe builds a fresh SQLite database in a scratch folder of its own, drives the
 notebook's functions with an injected clock and returns what it saw as plain data: rows of the
 runs table, row counts, statuses, which raw input a run used. Times come back as seconds after
 BASE and hashes as labels ("raw #1"), so that a failure message stays readable. The same probe
@@ -14,7 +14,7 @@ cannot relabel a raw input for the probes.
 from __future__ import annotations
 
 import hashlib
-import json
+import os
 import random
 import re
 import shutil
@@ -27,6 +27,7 @@ from pathlib import Path
 from time import process_time
 from types import MappingProxyType
 
+from .. import wire
 from ..backstop import Backstop
 from . import lookup
 
@@ -96,9 +97,15 @@ def raw_label(value: object) -> object:
     return LABELS.get(value, "a hash of something else")
 
 
+# Where the probes' scratch folders go, fixed when the probes load: tempfile's own choice of
+# folder and of names is data that notebook code could change (to predict the next folder).
+SCRATCH = Path(tempfile.gettempdir())
+
+
 @contextmanager
 def scratch():
-    folder = Path(tempfile.mkdtemp(prefix="capstone-"))
+    folder = SCRATCH / f"capstone-{os.urandom(8).hex()}"
+    folder.mkdir(mode=0o700)
     try:
         yield folder
     finally:
@@ -399,8 +406,10 @@ def report_raw(world: World) -> list:
     for name in world.store.names():
         if name.startswith("report-"):
             try:
-                found.append(raw_label(json.loads(world.store.read(name))["raw_hash"]))
-            except (ValueError, KeyError, TypeError):
+                # wire.loads: a scanner built in C when the probes load (json.loads would use
+                # json._default_decoder, which notebook code can replace)
+                found.append(raw_label(wire.loads(world.store.read(name))["raw_hash"]))
+            except (ValueError, KeyError, TypeError, RecursionError):
                 found.append("unreadable report")
     return found
 

@@ -7,6 +7,10 @@ import re
 
 from . import lookup, probe
 
+# Compiled when the probes load: `re.fullmatch(text, ...)` would look the pattern up in re's
+# cache, a dict notebook code can fill with a pattern of its own.
+HEX = re.compile("[0-9a-f]+")
+
 
 def _key(namespace: dict, parts: dict) -> object:
     return lookup(namespace, "run_key")(parts["job"], parts["window_start"], parts["window_end"],
@@ -16,8 +20,7 @@ def _key(namespace: dict, parts: dict) -> object:
 def _key_text(key: object) -> dict:
     if type(key) is not str:
         return {"type": type(key).__name__}
-    return {"type": "str", "length": len(key), "lowercase hex": re.fullmatch("[0-9a-f]+", key)
-            is not None}
+    return {"type": "str", "length": len(key), "lowercase hex": HEX.fullmatch(key) is not None}
 
 
 @probe("run_key.same_run_same_key")
