@@ -1,11 +1,14 @@
 """Keep notebook code from rewriting the grader that runs beside it in the sandbox.
 
 The probes run in the same interpreter as the student's code, so before any of that code runs
-the worker takes a `snapshot` of everything a probe relies on: the entries of every module
-loaded so far (the standard library's, the probes', the plain-data codec's), the attributes of
-their classes, the code, defaults and closures of their functions, the probe registry and
-`sys.modules`. `restore` compares the interpreter with the snapshot by identity and puts back
-whatever notebook code rebound, reporting each change by name. It is written to survive being
+the worker takes a `snapshot` of everything a probe relies on: the functions, classes and
+modules of every module loaded so far (the standard library's, the probes', the plain-data
+codec's), every entry of the grader's own modules (its data too, and the contents of their
+tables, even behind a read-only view), the attributes of their classes, the code, defaults and
+closures of their functions, the probe registry and `sys.modules`. `restore` compares the
+interpreter with the snapshot by identity and puts back whatever notebook code rebound,
+reporting each change by name. The standard library's data (its caches) changes honestly and
+is left alone, so no probe reads it while a test runs (sandbox/probes/__init__.py). It is written to survive being
 called after hostile code: it reads no global name, only its own default arguments, which
 `install`'s audit hook keeps notebook code from replacing.
 

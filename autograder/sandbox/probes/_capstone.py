@@ -7,8 +7,9 @@ BASE and hashes as labels ("raw #1"), so that a failure message stays readable. 
 runs on the reference solution, and the grader compares the two observations.
 
 The probes themselves live in one module per graded item, named after its suite: run_key,
-runs_table, job_flow, proofs and scheduling. The tables below are read-only, so notebook code
-cannot relabel a raw input for the probes.
+runs_table, job_flow, proofs and scheduling. The tables below are read-only views, and the
+guard puts back their contents too (guard.py), so notebook code cannot relabel a raw input for
+the probes.
 """
 
 from __future__ import annotations
