@@ -8,9 +8,9 @@ tables, even behind a read-only view), the attributes of their classes, the code
 closures of their functions, the probe registry and `sys.modules`. `restore` compares the
 interpreter with the snapshot by identity and puts back whatever notebook code rebound,
 reporting each change by name. The standard library's data (its caches) changes honestly and
-is left alone, so no probe reads it while a test runs (sandbox/probes/__init__.py). It is written to survive being
-called after hostile code: it reads no global name, only its own default arguments, which
-`install`'s audit hook keeps notebook code from replacing.
+is left alone, so no probe reads it while a test runs (sandbox/probes/__init__.py). `restore`
+is written to survive being called after hostile code: it reads no global name, only its own
+default arguments, which `install`'s audit hook keeps notebook code from replacing.
 
 The audit hook (`sys.addaudithook`, installed before any notebook code) refuses, with a
 RuntimeError in the notebook's own cell, what would let code reach past Python's object model:
