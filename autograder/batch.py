@@ -274,42 +274,49 @@ def _save(submission: Submission, out: Path, sha: str, grader: str,
     report.write_atomic(submission.saved_result(out), json.dumps(escape.plain_json(saved)))
 
 
+def _student_named(found: discovery.Discovery, what: str,
+                   progress: TextIO) -> Callable[[str], str | None]:
+    """The student a name in an instructor's file (`what`: "an override") means: the folder
+    name itself, or the name as grades.csv shows it (`'-ada` for -ada). For any other name,
+    a warning (the row would otherwise change nothing without a word) and None."""
+    students = set(found.students)
+    by_cell = {escape.csv_key(student): student for student in found.students}
+
+    def named(name: str) -> str | None:
+        student = name if name in students else by_cell.get(name)
+        if student is None:
+            print(f"warning: {what} names {escape.terminal(name)!r}, who is not a student of "
+                  "this class (their folder name, as in grades.csv); ignored", file=progress)
+        return student
+    return named
+
+
 def match_overrides(found: discovery.Discovery, overrides: dict,
                     progress: TextIO) -> dict:
-    """The overrides that name a student and a notebook of this class, a student written as
-    grades.csv shows the name too (`'-ada` for -ada); a warning for each of the others, which
-    would otherwise change nothing without a word."""
-    by_cell = {escape.csv_key(student): student for student in found.students}
+    """The overrides that name a student and a notebook of this class, keyed by the student's
+    folder name; a warning for each of the others."""
+    named = _student_named(found, "an override", progress)
     graded = {exercise.notebook for exercise in found.exercises}
     matched = {}
     for (student, notebook), override in overrides.items():
-        name = student if student in found.students else by_cell.get(student)
-        if name is None:
-            print(f"warning: an override names {escape.terminal(student)!r}, who is not a "
-                  "student of this class (their folder name, as in grades.csv); ignored",
-                  file=progress)
-        elif notebook not in graded:
+        name = named(student)
+        if name is not None and notebook not in graded:
             print(f"warning: an override for {escape.terminal(name)!r} names {notebook}, "
                   "which this run does not grade; ignored", file=progress)
-        else:
+        elif name is not None:
             matched[(name, notebook)] = replace(override, student=name)
     return matched
 
 
 def match_extensions(found: discovery.Discovery, policy: deadlines.Policy,
                      progress: TextIO) -> deadlines.Policy:
-    """`policy` with each extension given to the student it names (as in grades.csv, too), and
-    a warning for an extension that names no student of the class (its student would be
-    judged by the usual due date without a word)."""
-    by_cell = {escape.csv_key(student): student for student in found.students}
+    """`policy` with each extension keyed by the student's folder name, and a warning for one
+    that names no student of the class (its student would be judged by the usual due date)."""
+    named = _student_named(found, "an extension", progress)
     extensions = {}
     for student, dates in policy.extensions.items():
-        name = student if student in found.students else by_cell.get(student)
-        if name is None:
-            print(f"warning: an extension names {escape.terminal(student)!r}, who is not a "
-                  "student of this class (their folder name, as in grades.csv); ignored",
-                  file=progress)
-        else:
+        name = named(student)
+        if name is not None:
             extensions[name] = dates
     return replace(policy, extensions=extensions)
 

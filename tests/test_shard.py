@@ -138,19 +138,26 @@ def test_merge_refuses_shards_graded_differently(graded):
     assert not (graded / "refused").exists()
 
 
+def refused_second_shard(graded: Path, name: str, *options: object) -> str:
+    """Grade shard 2/3 again into `name` with `options`, merge it with shards 1 and 3, and
+    return merge's one sentence (it must refuse, and write nothing)."""
+    done = grade_batch(graded / "submitted", graded / name, "--jobs", "2", "--shard", "2/3",
+                       *options)
+    assert done.returncode == 0, done.stderr[-2000:]
+    refused = merge(graded / "part1", graded / name, graded / "part3", "--out",
+                    graded / f"refused-{name}")
+    assert refused.returncode == 2
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert not (graded / f"refused-{name}").exists()
+    return refused.stderr
+
+
 def test_merge_refuses_shards_graded_for_other_assignments(graded):
     """A shard graded with --assignment schedules beside shards of the whole class: its
     students would have no rows for the other assignments, and export would give them 0."""
-    done = grade_batch(graded / "submitted", graded / "part2-schedules", "--jobs", "2",
-                       "--shard", "2/3", "--assignment", "schedules")
-    assert done.returncode == 0, done.stderr[-2000:]
-    refused = merge(graded / "part1", graded / "part2-schedules", graded / "part3", "--out",
-                    graded / "refused-assignments")
-    assert refused.returncode == 2
-    assert "part2-schedules was graded for other notebooks than" in refused.stderr
-    assert "--assignment" in refused.stderr
-    assert len(refused.stderr.strip().splitlines()) == 1
-    assert not (graded / "refused-assignments").exists()
+    said = refused_second_shard(graded, "part2-schedules", "--assignment", "schedules")
+    assert "part2-schedules was graded for other notebooks than" in said
+    assert "--assignment" in said
 
 
 def test_merge_refuses_shards_graded_with_other_deadlines(graded):
@@ -159,16 +166,9 @@ def test_merge_refuses_shards_graded_with_other_deadlines(graded):
     policy = graded / "deadlines.toml"
     policy.write_text("[due]\nschedules = 2020-01-01T00:00:00+00:00\n\n"
                       "[late]\npenalty_per = \"day\"\npenalty_percent = 10\n")
-    done = grade_batch(graded / "submitted", graded / "part2late", "--jobs", "2",
-                       "--shard", "2/3", "--deadlines", policy)
-    assert done.returncode == 0, done.stderr[-2000:]
-    refused = merge(graded / "part1", graded / "part2late", graded / "part3", "--out",
-                    graded / "refused-policy")
-    assert refused.returncode == 2
-    assert "part2late was graded with other deadlines or overrides" in refused.stderr
-    assert "--deadlines" in refused.stderr
-    assert len(refused.stderr.strip().splitlines()) == 1
-    assert not (graded / "refused-policy").exists()
+    said = refused_second_shard(graded, "part2late", "--deadlines", policy)
+    assert "part2late was graded with other deadlines or overrides" in said
+    assert "--deadlines" in said
 
 
 def test_merge_refuses_a_missing_or_repeated_shard(graded):
