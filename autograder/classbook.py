@@ -58,10 +58,12 @@ def build(found: Discovery, results: dict[Submission, NotebookResult],
           policy: deadlines.Policy, overrides: dict[tuple[str, str], Override]) -> list[Row]:
     by_key = {(s.student, s.exercise): s for s in found.submissions}
     rows = []
+    entries = found.by_student()
+    skipped = set(found.skipped)  # flags come from what was refused, not what was flagged
     for student in found.students:
         for exercise in found.exercises:
             submission = by_key.get((student, exercise))
-            notes = found.notes_for(student, exercise.notebook)
+            notes = found.notes_for(student, exercise.notebook, entries)
             if submission is None:
                 reason = "not submitted" + (f" ({'; '.join(notes)})" if notes else "")
                 result, lateness = placeholder(exercise, reason), deadlines.Lateness(None, None)
@@ -76,8 +78,8 @@ def build(found: Discovery, results: dict[Submission, NotebookResult],
                 lateness = policy.judge(student, exercise.assignment,
                                         deadlines.read_timestamp(submission.path.parent))
             flags = list(result.flags) + [
-                f"refused: {entry.reason}" for entry in found.skipped
-                if entry.tampering and entry.student == student
+                f"refused: {entry.reason}" for entry in entries.get(student, ())
+                if entry.tampering and entry in skipped
                 and entry.notebook in (exercise.notebook, "")]
             row = Row(student, exercise, result, submission, lateness, notes=notes, flags=flags)
             if lateness.note:

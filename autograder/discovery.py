@@ -102,13 +102,34 @@ class Discovery:
     def exercises(self) -> list[Exercise]:
         return [e for e in EXERCISES if e.assignment in self.assignments]
 
-    def notes_for(self, student: str, notebook: str) -> list[str]:
+    def notes_for(self, student: str, notebook: str,
+                  index: dict[str, list[Skipped]] | None = None) -> list[str]:
         """Why a student's notebook row looks as it does: entries that name it, then the
-        student's entries that name no exercise."""
-        mine = [s for s in self.skipped + self.flagged if s.student == student]
-        return [f"{s.file}: {s.reason}" if s.file else s.reason
-                for s in mine if s.notebook == notebook] + \
-               [f"{s.file}: {s.reason}" if s.file else s.reason for s in mine if not s.notebook]
+        student's entries that name no exercise (at most NOTES_SHOWN of those, then how many
+        more, so that an upload of thousands of stray files does not repeat them all on every
+        row). `index` is `by_student()`, built once for a whole class."""
+        mine = (index if index is not None else self.by_student()).get(student, [])
+        named = [_note(s) for s in mine if s.notebook == notebook]
+        other = [_note(s) for s in mine if not s.notebook]
+        if len(other) > NOTES_SHOWN:
+            more = len(other) - NOTES_SHOWN + 1
+            other = other[:NOTES_SHOWN - 1] + [f"and {more:,} more files or folders that were "
+                                               "not graded"]
+        return named + other
+
+    def by_student(self) -> dict[str, list[Skipped]]:
+        """Every skipped and flagged entry, by student, in the order found."""
+        index: dict[str, list[Skipped]] = {}
+        for entry in self.skipped + self.flagged:
+            index.setdefault(entry.student, []).append(entry)
+        return index
+
+
+NOTES_SHOWN = 10  # a student's notes on files that answer no exercise, per row
+
+
+def _note(entry: Skipped) -> str:
+    return f"{entry.file}: {entry.reason}" if entry.file else entry.reason
 
 
 def readable_name(name: str) -> str:
@@ -199,6 +220,14 @@ def exercise_by_name(name: str) -> Exercise | None:
             break
         stem = shorter
     return next((e for e in EXERCISES if e.notebook.casefold() == stem.casefold()), None)
+
+
+def _answer_name(path: Path) -> str:
+    """The name to recognise an exercise by: a notebook's own name, or the name of the notebook
+    an export was made from (`01_parse_cron_field.py`, `.html`, `.pdf`); "" for anything else."""
+    if path.suffix.lower() == ".ipynb":
+        return path.name
+    return path.stem if path.suffix.lower() in EXPORTS else ""
 
 
 def _read(path: Path) -> dict | None:
@@ -424,7 +453,7 @@ def discover(submitted: Path, out: Path | None = None,
                                        "folders deep; not looked at"))
                 continue
             folder = match_assignment(parts[0]) if len(parts) > 1 else None
-            named = exercise_by_name(path.name) if path.suffix.lower() == ".ipynb" else None
+            named = exercise_by_name(_answer_name(path))
             guess = named.notebook if named else ""
             home = named.assignment if named else (folder or "")
             if link or not _inside(path, entry):
@@ -517,8 +546,9 @@ def discover_upload(folder: Path, assignment: str, student: str = "submission") 
                                    "files of your own are graded", tampering=True))
         elif path.suffix.lower() != ".ipynb":
             what = EXPORTS.get(path.suffix.lower(), "not a notebook")
-            skipped.append(Skipped(student, assignment, "", shown, f"{what}, not a notebook; "
-                                   "submit the .ipynb file"))
+            named = exercise_by_name(_answer_name(path))
+            skipped.append(Skipped(student, assignment, named.notebook if named else "", shown,
+                                   f"{what}, not a notebook; submit the .ipynb file"))
         else:
             exercise, document = recognise(path)
             if exercise is None or exercise.assignment != assignment:

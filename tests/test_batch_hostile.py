@@ -436,6 +436,31 @@ def test_a_file_name_in_the_report_notes_is_shown_literally(tmp_path):
     assert re.fullmatch(r"- 01_parse_cron_field: (`+)[^`].*[^`]\1", lines[0]), notes
 
 
+def test_an_upload_of_thousands_of_stray_files_is_summed_up_on_each_row(tmp_path):
+    """A Gradescope upload of a script export and 3,000 stray files: the export's note goes to
+    the notebook it was made from, and each row names a few stray files and how many more,
+    so results.json stays small instead of repeating every name on every notebook."""
+    from autograder import gradescope
+
+    upload = tmp_path / "upload"
+    upload.mkdir()
+    (upload / "01_parse_cron_field.py").write_text("def parse_cron_field(): pass\n")
+    for number in range(3000):
+        (upload / f"junk{number:04}.txt").write_text("x")
+    results = tmp_path / "results.json"
+    assert gradescope.run("schedules", upload, results) == 0
+    shown = json.loads(results.read_text(encoding="utf-8"))
+    assert results.stat().st_size < 64_000, results.stat().st_size
+    problems = [line for line in shown["output"].splitlines() if "problem:" in line]
+    assert len(problems) == len(exercises_of("schedules")), shown["output"]
+    assert "01_parse_cron_field.py: a Python script export" in problems[0], problems[0]
+    for line in problems[1:]:
+        assert "01_parse_cron_field.py" not in line, line
+    for line in problems:
+        assert line.count("junk") == discovery.NOTES_SHOWN - 1, line
+        assert re.search(r"and [\d,]+ more files or folders that were not graded\)$", line), line
+
+
 def test_folders_whose_names_read_alike_stay_separate_students(tmp_path):
     """A Windows-1252 folder name reads like a UTF-8 one beside it (`Â€ÿ`), or like a name
     typed with a backslash: each folder is a student of its own, the honest one keeps full
