@@ -63,6 +63,7 @@ def build(found: Discovery, results: dict[Submission, NotebookResult],
     for student in found.students:
         for exercise in found.exercises:
             submission = by_key.get((student, exercise))
+            unreadable: list[str] = []  # a timestamp.txt that names no time, when it matters
             notes = found.notes_for(student, exercise.notebook, entries)
             if submission is None:
                 reason = "not submitted" + (f" ({'; '.join(notes)})" if notes else "")
@@ -75,9 +76,14 @@ def build(found: Discovery, results: dict[Submission, NotebookResult],
                              *(n for n in notes if ": not counted: " not in n)]
                 if (result.grader_failed or not result.readable) and result.problems:
                     notes = [result.problems[0], *notes]  # why it has no score of its own
-                lateness = policy.judge(student, exercise.assignment,
-                                        deadlines.read_timestamp(submission.path.parent))
-            flags = list(result.flags) + [
+                try:
+                    when = deadlines.read_timestamp(submission.path.parent, policy.zone)
+                    lateness = policy.judge(student, exercise.assignment, when)
+                except deadlines.TimestampError as error:
+                    lateness = policy.judge(student, exercise.assignment, None, str(error))
+                    if lateness.note:  # due, and no time to compare with
+                        unreadable = [str(error)]
+            flags = list(result.flags) + unreadable + [
                 f"refused: {entry.reason}" for entry in entries.get(student, ())
                 if entry.tampering and entry in skipped
                 and entry.notebook in (exercise.notebook, "")]

@@ -1,5 +1,7 @@
 """Due dates, per-student extensions and the late policy, from one TOML file.
 
+    timezone = "Europe/London" # optional: nbgrader's Exchange.timezone, to read "... BST"
+
     [due]                      # per assignment, with a time-zone offset
     schedules = 2026-03-01T23:59:00+01:00
     resilience = 2026-03-15T23:59:00+01:00
@@ -15,7 +17,8 @@
 
 The time of a submission is nbgrader's `timestamp.txt` in the student's assignment folder
 (`nbgrader submit` writes it, `nbgrader collect` keeps it). A notebook without one, or
-without a due date for its assignment, is never late.
+without a due date for its assignment, is never late; one whose timestamp.txt names no time
+(`read_timestamp`) is not late either, but its row says why and is flagged.
 """
 
 from __future__ import annotations
@@ -24,8 +27,9 @@ import math
 import os
 import stat
 import sys
+import zoneinfo
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 
 if sys.version_info >= (3, 11):
@@ -33,6 +37,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+from . import escape
 from .rubric import ASSIGNMENTS
 
 TIMESTAMP = "timestamp.txt"
@@ -70,17 +75,23 @@ class Policy:
     penalty_per: str | None = None  # "day", "hour" or None
     penalty_percent: float = 0.0
     zero_after: timedelta | None = None
+    zone: tzinfo | None = None  # the course's time zone, to read "BST" in a timestamp.txt
 
     def due_for(self, student: str, assignment: str) -> datetime | None:
         return self.extensions.get(student, {}).get(assignment) or self.due.get(assignment)
 
-    def judge(self, student: str, assignment: str, submitted_at: datetime | None) -> Lateness:
+    def judge(self, student: str, assignment: str, submitted_at: datetime | None,
+              unreadable: str = "") -> Lateness:
+        """How late a submission is. `unreadable`: why its timestamp.txt says no time (it
+        then counts as on time, and the note asks the instructor to check it)."""
         due = self.due_for(student, assignment)
         if submitted_at is None:
-            note = f"no {TIMESTAMP}, so it counts as on time" if due else ""
-            return Lateness(None, None, 0.0, note)
+            why = f"{unreadable}; check it" if unreadable else f"no {TIMESTAMP}"
+            return Lateness(None, None, 0.0, f"{why}, so it counts as on time" if due else "")
+        extended = assignment in self.extensions.get(student, {})
         if due is None or submitted_at <= due + self.grace:
-            return Lateness(submitted_at, None)
+            return Lateness(submitted_at, None, 0.0, f"on time with the extension to "
+                            f"{due.isoformat(timespec='minutes')}" if extended and due else "")
         late_by = submitted_at - due
         fraction = 0.0
         if self.penalty_per:
@@ -89,7 +100,8 @@ class Policy:
         if self.zero_after is not None and late_by > self.zero_after:
             fraction = 1.0
         hours = late_by.total_seconds() / 3600
-        note = (f"submitted {hours:.2f} h after the due date {due.isoformat(timespec='minutes')}"
+        note = (f"submitted {hours:.2f} h after the {'extended ' if extended else ''}due date "
+                f"{due.isoformat(timespec='minutes')}"
                 + (f"; late penalty {fraction * 100:g}% of the score" if fraction else ""))
         return Lateness(submitted_at, late_by, fraction, note)
 
@@ -107,6 +119,18 @@ def _when(value: object, where: str) -> datetime:
         raise DeadlineError(f"{where}: {value.isoformat()} has no time-zone offset; add one, "
                             "for example +01:00 or Z")
     return value
+
+
+def _zone(name: object, where: str) -> tzinfo:
+    """The zone named in deadlines.toml's `timezone` (nbgrader's Exchange.timezone)."""
+    if isinstance(name, str):
+        try:
+            return zoneinfo.ZoneInfo(name)
+        except (ValueError, zoneinfo.ZoneInfoNotFoundError):
+            pass
+    raise DeadlineError(f"{where}: {escape.one_line(name, 60)!r} is not a time zone this machine "
+                        "knows; write its IANA name, such as \"Europe/London\", at the top of "
+                        "the file")
 
 
 def _assignment(name: str, where: str) -> str:
@@ -127,15 +151,17 @@ def load(path: Path | None) -> Policy:
         raise DeadlineError(f"cannot read {path} ({error.strerror or error})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise DeadlineError(f"{path} is not valid TOML ({error})") from None
-    unknown = set(data) - {"due", "extensions", "late"}
+    unknown = set(data) - {"due", "extensions", "late", "timezone"}
     if unknown:
         raise DeadlineError(f"{path}: unknown section {sorted(unknown)[0]!r} (expected [due], "
-                            "[extensions.<student>] and [late])")
+                            "[extensions.<student>] and [late], and timezone at the top)")
     for section in ("due", "extensions", "late"):
         if not isinstance(data.get(section, {}), dict):
             raise DeadlineError(f"{path}: write [{section}] as a section of its own, with one "
                                 "line per entry")
     policy = Policy()
+    if "timezone" in data:
+        policy.zone = _zone(data["timezone"], f"{path} timezone")
     for name, when in data.get("due", {}).items():
         policy.due[_assignment(name, f"{path} [due]")] = _when(when, f"{path} [due] {name}")
     for student, dates in data.get("extensions", {}).items():
@@ -179,32 +205,87 @@ def load(path: Path | None) -> Policy:
     per = late.get("penalty_per")
     if per not in (None, "day", "hour"):
         raise DeadlineError(f"{path} [late]: penalty_per is \"day\" or \"hour\", not {per!r}")
+    if per is None and policy.penalty_percent:
+        raise DeadlineError(f"{path} [late]: penalty_percent needs penalty_per = \"day\" or "
+                            "\"hour\" (what each penalty_percent is for)")
     if per and not 0 < policy.penalty_percent <= 100:
         raise DeadlineError(f"{path} [late]: penalty_percent must be above 0 and at most 100")
     policy.penalty_per = per
     return policy
 
 
-def read_timestamp(folder: Path) -> datetime | None:
-    """nbgrader's submission time in `folder`/timestamp.txt ("2026-03-01 12:34:56.123456 UTC"),
-    or None when there is none or it cannot be read. It is the student's file: read at most
-    200 bytes of a regular file, never through a link."""
+class TimestampError(Exception):
+    """A student's timestamp.txt is there but says no time this grader can place; the message
+    is one sentence for the instructor."""
+
+
+UTC_NAMES = ("UTC", "GMT", "UT", "Z")
+
+
+def read_timestamp(folder: Path, zone: tzinfo | None = None) -> datetime | None:
+    """nbgrader's submission time in `folder`/timestamp.txt, or None when there is none. It is
+    the student's file: read at most 200 bytes of a regular file, never through a link.
+
+    nbgrader writes its `Exchange.timezone` time with the zone's abbreviation
+    ("2026-03-01 12:34:56.123456 UTC", or "... BST" for Europe/London in summer); an ISO 8601
+    time with an offset or Z is read too. An abbreviation other than UTC's is placed with
+    `zone` (deadlines.toml's `timezone`), and only where that zone uses it on that date.
+    Anything else raises TimestampError: it never passes silently for "on time"."""
     path = Path(folder) / TIMESTAMP
     try:
         if not stat.S_ISREG(os.lstat(path).st_mode):
             return None
         with open(path, "rb") as handle:
-            text = handle.read(200).decode("utf-8").strip()
-    except (OSError, UnicodeDecodeError):
+            raw = handle.read(200)
+    except FileNotFoundError:
         return None
-    utc = text.endswith((" UTC", "Z"))
-    text = text.removesuffix(" UTC").removesuffix("Z").strip()
+    except OSError as error:
+        raise TimestampError(f"{TIMESTAMP} cannot be read ({error.strerror or error})") from None
     try:
-        when = datetime.fromisoformat(text)
+        text = raw.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise TimestampError(f"{TIMESTAMP} is not UTF-8 text") from None
+    return parse_timestamp(text, zone)
+
+
+def parse_timestamp(text: str, zone: tzinfo | None = None) -> datetime:
+    """The time `text` names (see read_timestamp), or TimestampError."""
+    shown = escape.one_line(text, 60)
+    bare = text.removesuffix("Z").removesuffix(" UTC")
+    try:
+        when = datetime.fromisoformat(bare)
     except ValueError:
-        return None
-    if when.tzinfo is None:  # nbgrader writes UTC
-        when = when.replace(tzinfo=timezone.utc)
-    elif utc:
-        return None
-    return when
+        pass
+    else:
+        if when.tzinfo is None:  # nbgrader's own UTC form, or no zone at all: UTC
+            return when.replace(tzinfo=timezone.utc)
+        if bare == text:
+            return when
+        raise TimestampError(f"{TIMESTAMP} says '{shown}', which names two time zones")
+    local, _, name = text.rpartition(" ")
+    try:
+        naive = datetime.fromisoformat(local)
+    except ValueError:
+        raise TimestampError(f"{TIMESTAMP} says '{shown}', which is not a date and time") \
+            from None
+    if naive.tzinfo is not None:
+        raise TimestampError(f"{TIMESTAMP} says '{shown}', which names two time zones")
+    if name.upper() in UTC_NAMES:
+        return naive.replace(tzinfo=timezone.utc)
+    if "/" in name:  # an IANA name, as nbgrader's Exchange.timezone is given
+        try:
+            return naive.replace(tzinfo=zoneinfo.ZoneInfo(name))
+        except (ValueError, zoneinfo.ZoneInfoNotFoundError):
+            raise TimestampError(f"{TIMESTAMP} says '{shown}': '{escape.one_line(name, 40)}' "
+                                 "is no time zone this machine knows") from None
+    places = [zone] if zone is not None else []
+    for place in places:
+        for fold in (0, 1):
+            when = naive.replace(tzinfo=place, fold=fold)
+            if when.tzname() == name:
+                return when
+    where = (f"not what {zone} is called on that date" if zone is not None else
+             "a time-zone abbreviation, and deadlines.toml names no timezone to place it "
+             "(add timezone = \"Europe/London\", say: nbgrader's Exchange.timezone)")
+    raise TimestampError(f"{TIMESTAMP} says '{shown}': '{escape.one_line(name, 40)}' is "
+                         f"{where}")

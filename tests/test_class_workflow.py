@@ -93,6 +93,8 @@ def build_class(submitted: Path) -> None:
     write(submitted, "caps/Schedules/01_parse_cron_field.ipynb", honest)
     write(submitted, "caps/Schedules/timestamp.txt", "2026-03-02 10:00:00.000000 UTC\n")
     write(submitted, f"{LATIN1}/schedules/01_parse_cron_field.ipynb", honest)
+    write(submitted, "summer/schedules/01_parse_cron_field.ipynb", honest)  # a zone it cannot
+    write(submitted, "summer/schedules/timestamp.txt", "2026-03-04 10:00:00.000000 CEST\n")
     write(submitted, "accents/schedules/" + os.fsdecode(b"mon travail (r\xe9vis\xe9).ipynb"),
           honest)
     (submitted / "mallory").mkdir()
@@ -156,6 +158,8 @@ def test_nothing_is_silently_skipped(graded, student, where, reason):
     if student != "flat":  # flat has an override (tested below)
         assert (parse["score"], parse["max_score"]) == ("0", "25")
     assert reason in parse["note"] and parse["note"].startswith("not submitted")
+    if where.startswith("exports/"):  # an export is noted on the row of its own notebook only
+        assert where.rsplit("/", 1)[1] not in row(out, student, MATCHES.notebook)["note"]
     assert {r["notebook"] for r in rows(out) if r["student"] == student} == notebooks_of(
         "schedules", "resilience")
 
@@ -289,9 +293,16 @@ def test_late_work_loses_the_policys_penalty_and_extensions_count(graded):
     assert (ada["late_by"], ada["penalty"], ada["score"]) == ("10.02", "2.5", "22.5")
     caps = row(out, "caps", PARSE.notebook)  # the same time, within caps's extension
     assert (caps["late_by"], caps["penalty"], caps["score"]) == ("", "", "25")
+    assert "on time with the extension to 2026-03-05T23:59+00:00" in caps["note"]
     renamed = row(out, "renamed", PARSE.notebook)  # no timestamp.txt: never late
     assert (renamed["submitted_at"], renamed["penalty"]) == ("", "")
     assert "no timestamp.txt" in renamed["note"]
+    # A time this grader cannot place is no time, but it is not passed over in silence.
+    summer = row(out, "summer", PARSE.notebook)
+    assert (summer["submitted_at"], summer["penalty"], summer["score"]) == ("", "", "25")
+    assert "'CEST' is a time-zone abbreviation" in summer["note"].replace('"', "'")
+    assert "check it, so it counts as on time" in summer["note"]
+    assert "CEST" in summer["flags"], summer
     assert "late penalty 10%" in (out / "students" / "ada" / "report.md").read_text()
 
 

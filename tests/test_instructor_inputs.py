@@ -12,6 +12,7 @@ import csv
 import io
 import subprocess
 import sys
+import zoneinfo
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -45,11 +46,70 @@ def policy_from(tmp_path: Path, text: str) -> deadlines.Policy:
     ("due = 5\n", "write [due] as a section"),
     ("extensions = 5\n" + DUE, "write [extensions] as a section"),
     ("late = 5\n" + DUE, "write [late] as a section"),
+    (DUE + "[late]\npenalty_percent = 10\n", "penalty_percent needs penalty_per"),
+    ('timezone = "Mars/Olympus"\n' + DUE, "not a time zone this machine knows"),
+    ("timezone = 1\n" + DUE, "not a time zone this machine knows"),
 ])
 def test_a_deadlines_file_that_cannot_be_right_is_refused_in_one_sentence(tmp_path, text, words):
     with pytest.raises(deadlines.DeadlineError) as error:
         policy_from(tmp_path, text)
     assert words in str(error.value) and "\n" not in str(error.value)
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("text, zone, utc", [
+    ("2026-03-01 12:34:56.123456 UTC", None, "2026-03-01T12:34:56"),  # nbgrader's default
+    ("2026-03-01T12:34:56Z", None, "2026-03-01T12:34:56"),
+    ("2026-03-01 12:34:56", None, "2026-03-01T12:34:56"),
+    ("2026-03-01 12:34:56.000000 GMT", None, "2026-03-01T12:34:56"),
+    ("2026-03-01 12:34:56.000000 +0100", None, "2026-03-01T11:34:56"),
+    ("2026-03-01T12:34:56-05:00", None, "2026-03-01T17:34:56"),
+    ("2026-06-01 12:34:56.000000 Europe/London", None, "2026-06-01T11:34:56"),
+    ("2026-06-01 12:34:56.000000 BST", "Europe/London", "2026-06-01T11:34:56"),
+    ("2026-01-01 12:34:56.000000 GMT", "Europe/London", "2026-01-01T12:34:56"),
+    ("2026-07-01 12:34:56.000000 CEST", "Europe/Berlin", "2026-07-01T10:34:56"),
+    ("2026-07-01 12:34:56.000000 PDT", "America/Los_Angeles", "2026-07-01T19:34:56"),
+    # the hour that happens twice when summer time ends: the abbreviation says which
+    ("2026-10-25 01:30:00.000000 BST", "Europe/London", "2026-10-25T00:30:00"),
+    ("2026-10-25 01:30:00.000000 GMT", "Europe/London", "2026-10-25T01:30:00"),
+])
+def test_nbgrader_timestamps_are_read_in_every_form_it_writes(text, zone, utc):
+    """nbgrader writes its Exchange.timezone's time with that zone's abbreviation."""
+    place = zoneinfo.ZoneInfo(zone) if zone else None
+    when = deadlines.parse_timestamp(text, place)
+    assert when.astimezone(timezone.utc).replace(tzinfo=None).isoformat("T", "seconds") == utc
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("text, zone, words", [
+    ("2026-06-01 12:34:56.000000 BST", None, "names no timezone"),
+    ("2026-01-01 12:34:56.000000 BST", "Europe/London", "not what Europe/London is called"),
+    ("2026-06-01 12:34:56.000000 CEST", "Europe/London", "not what Europe/London is called"),
+    ("2026-06-01 12:34:56 Mars/Olympus", None, "no time zone this machine knows"),
+    ("on time, honest", None, "not a date and time"),
+    ("2026-06-01 12:34:56+01:00 UTC", None, "two time zones"),
+    ("", None, "not a date and time"),
+])
+def test_a_timestamp_that_names_no_time_is_an_error_never_on_time(text, zone, words):
+    """A student who writes junk in timestamp.txt, or a zone the grader cannot place, does not
+    pass for "on time" unnoticed: the class's rows say so and flag it."""
+    place = zoneinfo.ZoneInfo(zone) if zone else None
+    with pytest.raises(deadlines.TimestampError) as error:
+        deadlines.parse_timestamp(text, place)
+    assert words in str(error.value) and "\n" not in str(error.value)
+
+
+@pytest.mark.fast
+def test_a_timestamp_is_read_with_the_deadlines_files_timezone(tmp_path):
+    policy = policy_from(tmp_path, 'timezone = "Europe/London"\n' + DUE)
+    folder = tmp_path / "ada"
+    folder.mkdir()
+    (folder / "timestamp.txt").write_text("2026-03-06 08:00:00.000000 GMT\n")
+    when = deadlines.read_timestamp(folder, policy.zone)
+    assert policy.judge("ada", "schedules", when).late_by == timedelta(hours=8, minutes=1)
+    (folder / "timestamp.txt").write_bytes(b"\xff\xfe")
+    with pytest.raises(deadlines.TimestampError, match="not UTF-8"):
+        deadlines.read_timestamp(folder, policy.zone)
 
 
 @pytest.mark.fast
