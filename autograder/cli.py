@@ -142,7 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
     grade_batch.add_argument("--shard", metavar="K/N",
                              help="grade only the students of shard K of N (a stable partition "
                                   "by student; auto/N reads K from JOB_COMPLETION_INDEX or "
-                                  "SLURM_ARRAY_TASK_ID); join the shards with merge")
+                                  "SLURM_ARRAY_TASK_ID, and auto alone also reads N from "
+                                  "SLURM_ARRAY_TASK_COUNT); join the shards with merge")
     common(grade_batch)
 
     merge = commands.add_parser(

@@ -21,6 +21,7 @@ import io
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,8 +59,8 @@ def shard_of(student: str, count: int) -> int:
 
 def parse_shard(text: str, environ: Mapping[str, str] = os.environ) -> Shard:
     """"K/N" (1 <= K <= N), or "auto/N" (or "auto" with N from the engine's variables), where
-    K comes from JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs) or SLURM_ARRAY_TASK_ID
-    (Slurm arrays), both counted from 0."""
+    K comes from JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs, counted from 0) or
+    SLURM_ARRAY_TASK_ID (Slurm arrays, counted from the array's first task)."""
     index_text, _, count_text = text.partition("/")
     if index_text == "auto":
         found = [(name, environ[name]) for name in INDEX_VARIABLES if environ.get(name)]
@@ -71,7 +72,19 @@ def parse_shard(text: str, environ: Mapping[str, str] = os.environ) -> Shard:
             raise ShardError(f"--shard auto: {name} is {value!r}, not a task index")
         if not count_text:
             count_text = environ.get("SLURM_ARRAY_TASK_COUNT", "")
-        index_text = str(int(value) + 1)
+        index = int(value)
+        if name == "SLURM_ARRAY_TASK_ID":  # --array=1-8 and --array=0-14:2 work too
+            first, step = environ.get("SLURM_ARRAY_TASK_MIN", "0"), \
+                environ.get("SLURM_ARRAY_TASK_STEP", "1")
+            if first.isdigit() and step.isdigit() and int(step) > 0 and \
+                    (index - int(first)) % int(step) == 0:
+                index = (index - int(first)) // int(step)
+        index_text = str(index + 1)
+        if count_text.isdigit() and not 1 <= int(index_text) <= int(count_text):
+            raise ShardError(f"--shard {text}: {name} is {value}, which is task {index_text} of "
+                             f"{count_text} counted from the first task; give N as the number "
+                             "of tasks (a Kubernetes index and a Slurm array's first task "
+                             "count from 0)")
     if not (index_text.isdigit() and count_text.isdigit()):
         raise ShardError(f"--shard {text!r}: write K/N, for example 2/8 (shard 2 of 8), or "
                          "auto/N to read the index from the job engine")
@@ -118,8 +131,7 @@ def merge(shards: list[Path], out: Path) -> int:
     if not folders:
         raise ShardError("name at least one shard folder")
     out = Path(out)
-    if out.exists() and any(out.iterdir()):
-        raise ShardError(f"{out} exists and is not empty; merge into a new folder")
+    _check_merge_target(out, folders)
     manifests = [_read_manifest(folder) for folder in folders]
     counts = {parse_shard(m["shard"]).count for m in manifests}
     if len(counts) != 1:
@@ -155,6 +167,57 @@ def merge(shards: list[Path], out: Path) -> int:
                                  f"{folders[0]}; give every shard the same --deadlines and "
                                  "--overrides files")
     out.mkdir(parents=True, exist_ok=True)
+    final, out = out, Path(tempfile.mkdtemp(prefix=f".{out.name}.merging-", dir=out))
+    try:
+        count = _merge_into(folders, manifests, out)
+        _replace_entries(out, final)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    return count
+
+
+# What an instructor keeps in the gradebook folder (README), which a merge into it leaves alone.
+INPUTS = {"deadlines.toml", "overrides.csv", "roster.csv"}
+
+
+def _check_merge_target(out: Path, folders: list[Path]) -> None:
+    """`merge --out` may be a new or empty folder, one that holds only the instructor's own
+    files (INPUTS), or an earlier output of grade-batch or merge (it has MANIFEST), whose
+    merged files are then replaced; never a shard folder, nor a folder inside one."""
+    if out.exists() and not out.is_dir():
+        raise ShardError(f"{out} is not a folder; merge into a folder")
+    target = out.resolve()
+    for folder in folders:
+        shard = folder.resolve()
+        if target == shard or shard in target.parents:
+            raise ShardError(f"{out} is the shard folder {folder} or inside it; merge into a "
+                             "folder of its own")
+    if not out.exists():
+        return
+    names = {entry.name for entry in out.iterdir()}
+    if names and MANIFEST not in names and not names <= INPUTS:
+        raise ShardError(f"{out} holds files that no grade-batch or merge wrote (such as "
+                         f"{sorted(names - INPUTS)[0]!r}); merge into a new folder, or into "
+                         "the folder of an earlier merge")
+
+
+def _replace_entries(built: Path, out: Path) -> None:
+    """Move every entry of `built` into `out`, replacing an entry of the same name (an earlier
+    merge's); the batch manifest last, so a folder with a manifest is always a whole merge."""
+    entries = sorted(built.iterdir(), key=lambda entry: entry.name == MANIFEST)
+    (out / MANIFEST).unlink(missing_ok=True)
+    for entry in entries:
+        target = out / entry.name
+        if entry.name in INPUTS and target.exists():
+            continue  # the instructor's own file is never replaced by a shard's copy
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        elif target.exists() or target.is_symlink():
+            target.unlink()
+        os.replace(entry, target)
+
+
+def _merge_into(folders: list[Path], manifests: list[dict], out: Path) -> int:
     tables: dict[str, list[dict[str, str]]] = {}
     headers: dict[str, list[str]] = {}
     for folder in folders:

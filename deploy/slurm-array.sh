@@ -8,8 +8,9 @@
 #
 # COURSE is a checkout of this repository with its .venv built (`make setup`) on shared
 # storage; SUBMITTED is the class in nbgrader's layout; OUT receives one folder per shard and
-# the merged gradebook. --shard auto reads SLURM_ARRAY_TASK_ID (0..N-1) and, with no N given,
-# SLURM_ARRAY_TASK_COUNT. POLICY holds the class's deadlines.toml and overrides.csv, when it
+# the merged gradebook. --shard auto reads SLURM_ARRAY_TASK_ID (counted from the array's first task) and,
+# with no N given, SLURM_ARRAY_TASK_COUNT. Merging again into the same grades folder replaces
+# the earlier merge and keeps deadlines.toml, overrides.csv and roster.csv there. POLICY holds the class's deadlines.toml and overrides.csv, when it
 # has them: every shard must apply the same ones (merge refuses shards that did not).
 #SBATCH --job-name=grade-class
 #SBATCH --array=0-7

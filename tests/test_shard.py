@@ -113,6 +113,12 @@ def test_the_partition_is_stable_and_complete():
     ("2/8", {}, shard.Shard(2, 8)),
     ("auto/8", {"JOB_COMPLETION_INDEX": "0"}, shard.Shard(1, 8)),
     ("auto", {"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_COUNT": "4"}, shard.Shard(4, 4)),
+    ("auto", {"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_COUNT": "3",  # --array=1-3
+              "SLURM_ARRAY_TASK_MIN": "1"}, shard.Shard(3, 3)),
+    ("auto", {"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "3",
+              "SLURM_ARRAY_TASK_MIN": "1"}, shard.Shard(1, 3)),
+    ("auto", {"SLURM_ARRAY_TASK_ID": "8", "SLURM_ARRAY_TASK_COUNT": "4",  # --array=2-8:2
+              "SLURM_ARRAY_TASK_MIN": "2", "SLURM_ARRAY_TASK_STEP": "2"}, shard.Shard(4, 4)),
 ])
 def test_shard_specifications(text, environ, expected):
     assert shard.parse_shard(text, environ) == expected
@@ -123,6 +129,13 @@ def test_bad_shard_specifications_are_one_sentence(text):
     with pytest.raises(shard.ShardError) as error:
         shard.parse_shard(text, {})
     assert "\n" not in str(error.value)
+
+
+def test_an_index_past_the_count_names_the_variable_and_where_counting_starts():
+    with pytest.raises(shard.ShardError) as error:
+        shard.parse_shard("auto/3", {"JOB_COMPLETION_INDEX": "3"})
+    assert "JOB_COMPLETION_INDEX is 3" in str(error.value)
+    assert "count from 0" in str(error.value) and "\n" not in str(error.value)
 
 
 def test_merge_refuses_shards_graded_differently(graded):
@@ -169,6 +182,38 @@ def test_merge_refuses_shards_graded_with_other_deadlines(graded):
     said = refused_second_shard(graded, "part2late", "--deadlines", policy)
     assert "part2late was graded with other deadlines or overrides" in said
     assert "--deadlines" in said
+
+
+def test_a_regrade_merges_again_into_the_same_folder_and_keeps_the_instructors_files(graded):
+    """The deploy examples merge into one fixed folder on every run, where the instructor
+    may keep deadlines.toml: a second merge replaces the first one's files (a student folder
+    the shards no longer hold goes too) and leaves the instructor's own files alone."""
+    parts = [graded / f"part{k}" for k in (1, 2, 3)]
+    target = graded / "again"
+    target.mkdir()
+    (target / "deadlines.toml").write_text("# the instructor's\n")
+    assert merge(*parts, "--out", target).returncode == 0
+    (target / "students" / "gone").mkdir()
+    (target / "grades.csv").write_text("stale\n")
+    done = merge(*parts, "--out", target)
+    assert done.returncode == 0, done.stderr
+    again = files(target)
+    assert again.pop("deadlines.toml") == b"# the instructor's\n"
+    assert again == files(graded / "merged") == files(graded / "whole")
+    assert not [path for path in target.iterdir() if ".merging-" in path.name]
+
+
+def test_merge_refuses_a_folder_it_did_not_write_and_a_shard_folder(graded):
+    parts = [graded / f"part{k}" for k in (1, 2, 3)]
+    foreign = graded / "foreign"
+    foreign.mkdir()
+    (foreign / "thesis.tex").write_text("mine\n")
+    refused = merge(*parts, "--out", foreign)
+    assert refused.returncode == 2 and "'thesis.tex'" in refused.stderr, refused.stderr
+    assert sorted(path.name for path in foreign.iterdir()) == ["thesis.tex"]
+    inside = merge(*parts, "--out", graded / "part2" / "merged")
+    assert inside.returncode == 2 and "shard folder" in inside.stderr, inside.stderr
+    assert not (graded / "part2" / "merged").exists()
 
 
 def test_merge_refuses_a_missing_or_repeated_shard(graded):
