@@ -128,12 +128,12 @@ class Summary:
                      "who left, or one whose folder got a new name because another name now "
                      "reads alike; their files there are older, remove them when done")
         if self.flagged:
-            students = sorted({row[0] for row in self.flagged})
-            text += (f"\ntampering noticed for {len(students)} students (all of it in "
+            by_student: dict[str, list[str]] = {}
+            for who, _, notebook, flag in self.flagged:
+                by_student.setdefault(who, []).append(f"{notebook}: {flag}" if notebook else flag)
+            text += (f"\ntampering noticed for {len(by_student)} students (all of it in "
                      f"{out / 'flags.csv'}):")
-            for student in students:
-                mine = [f"{notebook}: {flag}" for who, _, notebook, flag in self.flagged
-                        if who == student]
+            for student, mine in sorted(by_student.items()):
                 text += f"\n  {escape.one_line(student, 80)}: {escape.one_line(mine[0], 160)}"
                 if len(mine) > 1:
                     text += f" (and {len(mine) - 1} more)"
@@ -488,7 +488,7 @@ def write_outputs(out: Path, found: discovery.Discovery,
     for row in rows:
         summary.failed += row.result.grader_failed
         flags += [(row.student, row.exercise.assignment, row.exercise.notebook, flag)
-                  for flag in row.result.flags]
+                  for flag in row.result.flags + ([row.unreadable] if row.unreadable else [])]
     flags += [(entry.student, entry.assignment, entry.notebook, f"refused: {entry.reason}")
               for entry in found.skipped if entry.tampering]
     summary.flagged = sorted(flags)

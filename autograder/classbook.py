@@ -31,6 +31,7 @@ class Row:
     override: Override | None = None
     notes: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)  # what the grader noticed as tampering
+    unreadable: str = ""  # why a due notebook's timestamp.txt names no time (also in flags)
 
     def cells(self) -> tuple:
         """A grades.csv row: the five columns every gradebook starts with (README,
@@ -87,7 +88,8 @@ def build(found: Discovery, results: dict[Submission, NotebookResult],
                 f"refused: {entry.reason}" for entry in entries.get(student, ())
                 if entry.tampering and entry in skipped
                 and entry.notebook in (exercise.notebook, "")]
-            row = Row(student, exercise, result, submission, lateness, notes=notes, flags=flags)
+            row = Row(student, exercise, result, submission, lateness, notes=notes, flags=flags,
+                      unreadable="".join(unreadable))
             if lateness.note:
                 row.notes.append(lateness.note)
             if lateness.fraction:

@@ -165,12 +165,14 @@ def build_parser() -> argparse.ArgumentParser:
         description="One row per student, one column per assignment (after late penalties "
                     "and overrides).")
     export.add_argument("folder", type=Path, metavar="DIR")
-    export.add_argument("--format", choices=("canvas", "csv"), default="csv")
+    export.add_argument("--format", choices=("canvas", "csv"), default="csv",
+                        help="canvas: Canvas's gradebook import; csv (default): one plain table")
     export.add_argument("--roster", type=Path, metavar="FILE",
                         help="CSV mapping student (the folder name) to lms_id, and for Canvas "
                              "name, sis_user_id, sis_login_id, section")
     export.add_argument("--missing", choices=("zero", "blank"), default="zero",
-                        help="what a student who submitted nothing for an assignment gets")
+                        help="what a student who submitted nothing for an assignment gets "
+                             "(default zero)")
     export.add_argument("--title", action="append", default=[], metavar="ASSIGNMENT=COLUMN",
                         help="the column title of an assignment (Canvas: 'Name (id)')")
     export.add_argument("--out", type=Path, metavar="FILE",

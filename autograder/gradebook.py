@@ -45,6 +45,10 @@ def table(rows: list[dict[str, str]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv in (["-h"], ["--help"]):
+        print("usage: python -m autograder.gradebook DIR/grades.csv\n\nShow the gradebook "
+              "grade-batch wrote as a table: one row per student, one column per notebook.")
+        return 0
     if len(argv) != 1:
         print("usage: python -m autograder.gradebook DIR/grades.csv", file=sys.stderr)
         return 2

@@ -303,6 +303,8 @@ def test_late_work_loses_the_policys_penalty_and_extensions_count(graded):
     assert "'CEST' is a time-zone abbreviation" in summer["note"].replace('"', "'")
     assert "check it, so it counts as on time" in summer["note"]
     assert "CEST" in summer["flags"], summer
+    assert [r["notebook"] for r in rows(out, "flags.csv")
+            if r["student"] == "summer" and "CEST" in "".join(r.values())] == [PARSE.notebook]
     assert "late penalty 10%" in (out / "students" / "ada" / "report.md").read_text()
 
 
