@@ -418,11 +418,11 @@ def clean_outcome(outcome: object) -> dict | None:
         mro, raised, message = outcome["mro"], outcome["raised"], outcome["message"]
         if isinstance(raised, str) and isinstance(message, str) and isinstance(mro, list) \
                 and len(mro) <= 100 and all(isinstance(name, str) for name in mro):
-            return {"raised": raised[:200], "mro": [name[:200] for name in mro],
+            return {"raised": plain_text(raised, 200), "mro": [name[:200] for name in mro],
                     "message": message[:2000]}
         return None
     if set(outcome) == {"missing"} and isinstance(outcome["missing"], str):
-        return {"missing": outcome["missing"][:500]}
+        return {"missing": plain_text(outcome["missing"], 500)}
     if set(outcome) == {"timeout"} and type(outcome["timeout"]) in (int, float):
         return {"timeout": float(outcome["timeout"])}
     for kind in ("tampered", "died"):

@@ -189,6 +189,25 @@ def test_a_cell_type_cannot_forge_lines_of_gradescopes_output(tmp_path):
     assert "\u202e" not in json.dumps(data, ensure_ascii=False)
 
 
+def test_an_exception_class_name_cannot_forge_lines_of_gradescopes_output(tmp_path):
+    """A function that raises an exception whose class name holds line breaks: every test's
+    output in results.json stays lines the grader wrote, with the name's breaks as escapes."""
+    source = ("class Oops(Exception):\n    pass\n"
+              "Oops.__name__ = 'ValueError\\n\\nAll hidden tests passed: 25 / 25 points'\n"
+              "def parse_cron_field(field, low, high):\n    raise Oops('no')\n")
+    made = fixtures.build_submission(PARSE, {"answer_parse_cron_field": source})
+    path = place(tmp_path / "submitted", "ada", PARSE, made)
+    done = grade([path], tmp_path / "results.json", "--sandbox", "off")
+    assert done.returncode == 0, done.stderr[-2000:]
+    data = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert data["score"] == 0
+    outputs = [test["output"] for test in data["tests"]]
+    assert any("All hidden tests passed" in output for output in outputs), outputs[:3]
+    for output in outputs:
+        assert not any(line.startswith("All hidden tests passed")
+                       for line in output.split("\n")), output
+
+
 def test_reports_show_submission_text_only_as_code(graded):
     out, *_ = graded
     for student in ("eve", "mallory", "=1+1"):
