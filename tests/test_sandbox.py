@@ -326,6 +326,84 @@ def test_no_notebook_code_can_change_a_hidden_case(mode):
                         "echo": {"value": 7}}, outcomes
 
 
+UNLIMITED = """
+import resource, signal, time
+
+
+def unlimited(_):
+    \"\"\"Turn off this test's CPU timer and raise its CPU limit, then compute past it.\"\"\"
+    signal.setitimer(signal.ITIMER_PROF, 0)
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    resource.setrlimit(resource.RLIMIT_CPU, (hard, hard))
+    until = time.process_time() + 4.0
+    while time.process_time() < until:
+        pass
+    return "done"
+
+
+def echo(value):
+    return value
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_a_test_that_turns_off_its_own_cpu_limits_is_still_stopped_at_them(mode):
+    """The code under test can turn off its own timer and raise its process's CPU limit; the
+    notebook's process, which it cannot reach, stops it a little after its limit all the
+    same (a slow answer must not finish in time by turning the clock off)."""
+    if mode == "bwrap" and not isolation.bwrap_works():
+        pytest.skip("bubblewrap (Debian package bubblewrap) is not available")
+    job = {"prelude": [], "cells": [{"label": "cell", "source": UNLIMITED}],
+           "cell_timeout": 10.0, "cpu_budget": 30.0,
+           "cases": [{"id": "unlimited", "probe": "call", "target": "unlimited", "args": [0],
+                      "kwargs": {}, "timeout": 0.3},
+                     {"id": "echo", "probe": "call", "target": "echo", "args": [7],
+                      "kwargs": {}, "timeout": 5.0}]}
+    run = runner.run(job, runner.Limits(), isolation.Isolation(mode))
+    assert run.finished, run.stderr[-2000:]
+    outcomes = {event["id"]: event["outcome"] for event in run.events
+                if event.get("event") == "case"}
+    assert outcomes == {"unlimited": {"timeout": 0.3}, "echo": {"value": 7}}, outcomes
+
+
+FORGED_PROGRESS = """
+import os
+
+
+def forge(index):
+    \"\"\"Write a progress line for a later test on every descriptor, then answer.\"\"\"
+    for fd in range(3, 64):
+        try:
+            os.write(fd, f"\\n{index + 1} 0.0\\n".encode())
+        except OSError:
+            pass
+    return index
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_a_forged_progress_line_fails_every_test_of_the_notebook(mode):
+    """A progress line out of the case server's own order can only come from the code under
+    test (to start a later test's CPU time early): no test of that notebook can be trusted."""
+    if mode == "bwrap" and not isolation.bwrap_works():
+        pytest.skip("bubblewrap (Debian package bubblewrap) is not available")
+    job = {"prelude": [], "cells": [{"label": "cell", "source": FORGED_PROGRESS}],
+           "cell_timeout": 10.0, "cpu_budget": 30.0,
+           "cases": [{"id": f"case{index}", "probe": "call", "target": "forge",
+                      "args": [index], "kwargs": {}, "timeout": 5.0} for index in range(3)]}
+    run = runner.run(job, runner.Limits(), isolation.Isolation(mode))
+    assert run.finished, run.stderr[-2000:]
+    outcomes: dict = {}
+    for event in run.events:
+        if event.get("event") == "case":
+            outcomes[event["id"]] = event["outcome"]  # a later "tampered" one counts
+    assert set(outcomes) == {"case0", "case1", "case2"}, outcomes
+    assert all("tampered" in outcome for outcome in outcomes.values()), outcomes
+    flags = [event["text"] for event in run.events if event.get("event") == "flag"]
+    assert any("progress channel" in flag for flag in flags), flags
+
+
 CLOSURE = """
 import os
 os.fsdecode.__closure__[0].cell_contents = "latin-1"  # what every path the tests decode uses

@@ -39,6 +39,11 @@ Three kinds of process, so that no notebook code ever shares a process with the 
   other, each with a CPU-time limit, and after each puts back whatever the code under test
   rebound of what the probes use (that case then fails). When a case ends the case server
   (an exit, a crash, a time-out that was swallowed), a fresh one continues with the next.
+  The notebook process watches each server: it learns which case runs from a line the server
+  writes before each one (in order: a line out of order was written by the code under test,
+  and every case of the notebook then fails), and stops a case that waits past its wall-clock
+  backstop or that used its CPU limit and CPU_GRACE more, counted from /proc, since the code
+  under test can turn off its own timer and raise its own process's CPU limit.
 """
 
 from __future__ import annotations
@@ -70,7 +75,10 @@ if TYPE_CHECKING:
     class _WatchState(TypedDict):
         current: int  # index of the case the server is on
         backstop: Backstop  # wall clock of that case, started when the server started it
-        cpu: float  # the server's CPU seconds when it started that case
+        cpu: float  # the server's CPU seconds when it started that case, as it said
+        base: float | None  # ... as this process read them (/proc), when it learnt of the case
+        expected: int  # the index of the next progress line the server can write
+        forged: bool  # a progress line out of that order: notebook code wrote it
         finished: bool
         buffer: bytes  # progress text not yet split into lines
 
@@ -80,6 +88,10 @@ RECORD_CAP = 1024 * 1024  # bytes of one record from the notebook's processes
 FLAG_CAP = 20  # flags passed on per notebook
 RELAY_PAUSE = 0.005  # seconds the relay lets records gather after a read (see _relay)
 WATCH_LOOK = 0.1  # seconds between the notebook process's looks at a case server's progress
+# CPU seconds past a case's limit at which the notebook process stops its case server: the
+# server's own timer and CPU limit end an honest case first (at the limit, and a second or two
+# later), so this is reached only by code under test that turned those off.
+CPU_GRACE = 2.5
 
 
 def drop_privileges(uid: int = UNPRIVILEGED) -> None:
@@ -302,6 +314,9 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None],
             flag(record["flag"])
         elif record == {"stopped": "cpu"}:
             emit({"event": "stopped", "why": "cpu"})
+        elif record == {"forged": "progress"}:  # out of order: notebook code wrote it
+            for ident in budgets:
+                forge(ident, "notebook code wrote to the hidden tests' progress channel")
         else:
             flag("an unexpected record reached the grader's channel")
 
@@ -555,8 +570,10 @@ def _case_server(namespace: dict, fixed: tuple[tuple[str, ...], tuple[float, ...
 
 def _watch_server(pid: int, progress: int, fixed: tuple[tuple[float, ...], tuple[str, ...]],
                   start: int, send, wait4, kill) -> int:
-    """Wait for a case server; stop it when one case waits past its wall-clock backstop.
-    Returns the index of the next case to run (len(cases) when nothing is left).
+    """Wait for a case server; stop it when one case waits past its wall-clock backstop or
+    computes past its CPU limit (CPU_GRACE); stop it, and have every case fail, when its
+    progress lines come out of order. Returns the index of the next case to run (len(cases)
+    when nothing is left).
 
     The server writes a line to `progress` as each case starts. This process does not wake
     for each line: it sleeps until the server ends or until the next look (at most WATCH_LOOK
@@ -570,7 +587,15 @@ def _watch_server(pid: int, progress: int, fixed: tuple[tuple[float, ...], tuple
         return Backstop(seconds, lambda: process_cpu(pid))
 
     state: _WatchState = {"current": start, "backstop": backstop(start), "cpu": 0.0,
+                          "base": 0.0, "expected": start, "forged": False,
                           "finished": False, "buffer": b""}
+
+    def over_limit() -> bool:
+        """Whether the current case used its CPU limit and CPU_GRACE more (read from /proc,
+        so code under test cannot turn this limit off as it can its own timer)."""
+        base, used = state["base"], process_cpu(pid)
+        return base is not None and used is not None and \
+            used - base > timeouts[state["current"]] + CPU_GRACE
 
     def take(data: bytes) -> None:
         state["buffer"] += data
@@ -580,9 +605,13 @@ def _watch_server(pid: int, progress: int, fixed: tuple[tuple[float, ...], tuple
             words = line.split()
             if words in ([b"end"], [b"stop"]):
                 state["finished"] = True
-            elif len(words) == 2 and words[0].isdigit() \
-                    and start <= int(words[0]) < count:
-                state["current"] = int(words[0])
+            elif len(words) == 2 and words[0].isdigit():
+                if int(words[0]) != state["expected"] or state["expected"] >= count:
+                    state["forged"] = True  # the server writes start, start + 1, ... only
+                    continue
+                state["current"] = state["expected"]
+                state["expected"] += 1
+                state["base"] = process_cpu(pid)
                 try:
                     state["cpu"] = float(words[1])
                 except ValueError:
@@ -612,7 +641,11 @@ def _watch_server(pid: int, progress: int, fixed: tuple[tuple[float, ...], tuple
         if done == pid:
             break
         catch_up()
-        if state["backstop"].passed():
+        if state["forged"]:
+            kill(pid, signal.SIGKILL)
+            wait4(pid, 0)
+            break
+        if state["backstop"].passed() or over_limit():
             kill(pid, signal.SIGKILL)
             _, status, usage = wait4(pid, 0)
             status = None
@@ -632,6 +665,9 @@ def _watch_server(pid: int, progress: int, fixed: tuple[tuple[float, ...], tuple
     os.close(progress)
     if handle is not None:
         os.close(handle)
+    if state["forged"]:
+        send({"forged": "progress"})  # the relay fails every case of the notebook
+        return count
     if finished or current >= count:
         return count
     cpu = usage.ru_utime + usage.ru_stime - cpu_at_start
