@@ -64,9 +64,23 @@ def _kind_hint(expected: dict, actual: dict) -> str:
     if "value" not in expected or "value" not in actual:
         return ""
     wanted, got = plain.kind(expected["value"]), plain.kind(actual["value"])
+    if wanted == got == "a list":  # [1, 0] where the rules ask for [True, False]
+        wanted, got = (_element_kind(value) for value in (expected["value"], actual["value"]))
+        if wanted and got and wanted != got:
+            return f" (a list of {got}, where the rules ask for a list of {wanted})"
+        return ""
     if not wanted or not got or wanted == got:
         return ""
     return f" ({got}, where the rules ask for {wanted})"
+
+
+def _element_kind(values: list) -> str:
+    """The kind every element of a list shares, in the plural ("ints"), or ""."""
+    kinds = {plain.kind(value) for value in values}
+    if len(kinds) != 1 or "" in kinds:
+        return ""
+    return {"None": "None values", "a string": "strings"}.get(
+        next(iter(kinds)), next(iter(kinds)).split(" ", 1)[-1] + "s")
 
 
 LONG = 250  # characters past which a value shown in a message is about to be cut short

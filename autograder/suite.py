@@ -113,9 +113,10 @@ def _spelled_out(case: Case, shown: str) -> bool:
     if case.probe != "call" or case.kwargs or not case.args or not shown:
         return False
     for quote in ("'", '"'):
-        parts = _all_written([_as_source(arg, quote) for arg in case.args])
-        if parts is not None and " ".join(", ".join(parts).split()) in shown:
-            return True
+        for clock in (3, 5):  # datetime(2025, 7, 4, 10) or datetime(2025, 7, 4, 10, 0)
+            parts = _all_written([_as_source(arg, quote, clock) for arg in case.args])
+            if parts is not None and " ".join(", ".join(parts).split()) in shown:
+                return True
     return False
 
 
@@ -125,8 +126,10 @@ def _all_written(parts: list[str | None]) -> list[str] | None:
     return written if len(written) == len(parts) else None
 
 
-def _as_source(value: object, quote: str) -> str | None:
-    """`value` as it would be written in a notebook's code, or None for anything complex."""
+def _as_source(value: object, quote: str, clock: int = 3) -> str | None:
+    """`value` as it would be written in a notebook's code, or None for anything complex: a
+    datetime with at least `clock` of its numbers (3: the date; 5: down to the minute), a set
+    in ascending order."""
     if isinstance(value, str):
         text = repr(value)
         if quote == '"' and "'" not in value and '"' not in value:
@@ -137,13 +140,20 @@ def _as_source(value: object, quote: str) -> str | None:
     if isinstance(value, datetime) and value.tzinfo is None:
         parts = [value.year, value.month, value.day, value.hour, value.minute, value.second,
                  value.microsecond]
-        while len(parts) > 3 and parts[-1] == 0:
+        while len(parts) > clock and parts[-1] == 0:
             parts.pop()
         return f"datetime({', '.join(map(str, parts))})"
     if isinstance(value, (date, time, timedelta)):
         return None
+    if isinstance(value, (set, frozenset)) and 0 < len(value) <= 20:
+        try:
+            ordered = sorted(value)
+        except TypeError:
+            return None
+        inner = _all_written([_as_source(v, quote, clock) for v in ordered])
+        return None if inner is None else "{" + ", ".join(inner) + "}"
     if isinstance(value, (list, tuple)) and len(value) <= 20:
-        inner = _all_written([_as_source(v, quote) for v in value])
+        inner = _all_written([_as_source(v, quote, clock) for v in value])
         if inner is None:
             return None
         body = ", ".join(inner)
@@ -151,7 +161,8 @@ def _as_source(value: object, quote: str) -> str | None:
             return f"[{body}]"
         return f"({body},)" if len(inner) == 1 else f"({body})"
     if isinstance(value, dict) and len(value) <= 20:
-        pairs = [(_as_source(k, quote), _as_source(v, quote)) for k, v in value.items()]
+        pairs = [(_as_source(k, quote, clock), _as_source(v, quote, clock))
+                 for k, v in value.items()]
         if any(None in pair for pair in pairs):
             return None
         return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"

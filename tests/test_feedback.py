@@ -58,6 +58,16 @@ def test_some_cases_are_public_and_most_are_hidden():
         assert repr(case.args[0]) in shown or f'"{case.args[0]}"' in shown
 
 
+def test_worked_examples_with_sets_and_minutes_written_out_are_public():
+    """03's warm-up writes its examples as `next_run_minute({0, 30}, None, datetime(2025, 7,
+    4, 10, 15, 20))` and `datetime(2025, 7, 4, 10, 0)`: those calls are the notebook's own,
+    so their failures may show the answer the table already prints."""
+    warm_up = exercise_for("03_next_run").items[0]
+    public = [case.args for case in suite.cases_for(warm_up) if case.public]
+    assert len(public) >= 4, public
+    assert any(case[0] == {0, 30} and case[1] is None for case in public), public
+
+
 def test_hidden_tests_never_show_their_expected_answer_by_default(graded):
     results, report = graded["default"]
     expected = _expected_texts(PARSE)
@@ -140,3 +150,21 @@ def test_a_value_of_another_kind_is_named_in_the_feedback():
             (None, True, 1, 1.5, float("nan"), "x", [], (), {}, set(), b"")] == [
         "None", "a bool", "an int", "a float", "a float", "a string", "a list", "a tuple",
         "a dict", "a set", "bytes"]
+
+
+def test_a_list_of_ints_where_the_rules_ask_for_bools_is_named_in_the_feedback():
+    """`cron_matches` returning 1 and 0 has every answer right but for its type: a hidden
+    case's message names the kinds (never which entry differs), and a list of the right kind
+    with a wrong entry says nothing of kinds."""
+    from autograder.scoring import judge
+
+    item = exercise_for("02_cron_matches").items[0]
+    cases, expected = suite.cases_for(item), suite.expected_outcomes(item.grade_id)
+    index = next(i for i, outcome in enumerate(expected) if isinstance(outcome.get("value"), list)
+                 and len(outcome["value"]) > 1)
+    as_ints = {"value": [int(value) for value in expected[index]["value"]]}
+    passed, message = judge(cases[index], expected[index], as_ints, reveal=False)
+    assert not passed and "(a list of ints, where the rules ask for a list of bools)" in message
+    flipped = {"value": [not value for value in expected[index]["value"]]}
+    passed, message = judge(cases[index], expected[index], flipped, reveal=False)
+    assert not passed and "where the rules ask for" not in message, message
