@@ -133,10 +133,13 @@ class Summary:
                 by_student.setdefault(who, []).append(f"{notebook}: {flag}" if notebook else flag)
             text += (f"\ntampering noticed for {len(by_student)} students (all of it in "
                      f"{out / 'flags.csv'}):")
-            for student, mine in sorted(by_student.items()):
+            listed = sorted(by_student.items())
+            for student, mine in listed[:MAX_LISTED]:
                 text += f"\n  {escape.one_line(student, 80)}: {escape.one_line(mine[0], 160)}"
                 if len(mine) > 1:
                     text += f" (and {len(mine) - 1} more)"
+            if len(listed) > MAX_LISTED:
+                text += f"\n  ... and {len(listed) - MAX_LISTED:,} more students"
         return text
 
 

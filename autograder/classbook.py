@@ -9,6 +9,8 @@ report (which file counted and why, what was not graded, lateness, overrides).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
 
 from . import deadlines, escape, report
 from .discovery import Discovery, Submission
@@ -61,6 +63,7 @@ def build(found: Discovery, results: dict[Submission, NotebookResult],
     rows = []
     entries = found.by_student()
     skipped = set(found.skipped)  # flags come from what was refused, not what was flagged
+    stamps: dict[Path, datetime | str | None] = {}  # a folder's time, or why it has none
     for student in found.students:
         for exercise in found.exercises:
             submission = by_key.get((student, exercise))
@@ -77,13 +80,19 @@ def build(found: Discovery, results: dict[Submission, NotebookResult],
                              *(n for n in notes if ": not counted: " not in n)]
                 if (result.grader_failed or not result.readable) and result.problems:
                     notes = [result.problems[0], *notes]  # why it has no score of its own
-                try:
-                    when = deadlines.read_timestamp(submission.path.parent, policy.zone)
-                    lateness = policy.judge(student, exercise.assignment, when)
-                except deadlines.TimestampError as error:
-                    lateness = policy.judge(student, exercise.assignment, None, str(error))
+                folder = submission.path.parent  # one timestamp.txt for its notebooks
+                if folder not in stamps:
+                    try:
+                        stamps[folder] = deadlines.read_timestamp(folder, policy.zone)
+                    except deadlines.TimestampError as error:
+                        stamps[folder] = str(error)
+                when = stamps[folder]
+                if isinstance(when, str):
+                    lateness = policy.judge(student, exercise.assignment, None, when)
                     if lateness.note:  # due, and no time to compare with
-                        unreadable = [str(error)]
+                        unreadable = [when]
+                else:
+                    lateness = policy.judge(student, exercise.assignment, when)
             flags = list(result.flags) + unreadable + [
                 f"refused: {entry.reason}" for entry in entries.get(student, ())
                 if entry.tampering and entry in skipped

@@ -20,6 +20,7 @@ So the canonical file counts unless it is the untouched release and a copy has w
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import re
 import stat
@@ -163,8 +164,8 @@ def student_names(names: list[str]) -> dict[str, str]:
     shown = {name: name for name in taken}
     for name in sorted(set(names) - taken):
         escaped = os.fsencode(name).decode("utf-8", "backslashreplace")
-        tries = [readable_name(name), escaped]
-        tries += [f"{escaped} ({number})" for number in range(2, len(names) + 3)]
+        tries = itertools.chain((readable_name(name), escaped),
+                                (f"{escaped} ({number})" for number in itertools.count(2)))
         shown[name] = next(candidate for candidate in tries if candidate not in taken)
         taken.add(shown[name])
     return shown

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections import Counter
 from pathlib import Path
 
 from . import escape
@@ -100,10 +101,10 @@ def export(folder: Path, fmt: str, roster_path: Path | None = None, missing: str
     warnings = [f"{student} is in the gradebook but not in the roster; left out"
                 for student in sorted(scores) if roster and student not in known]
     for column, what in (("student", "student"), ("lms_id", "LMS id")):
-        values = [person[column] for person in roster if person.get(column)]
+        counted = Counter(person[column] for person in roster if person.get(column))
         warnings += [f"the roster names the {what} {escape.terminal(value)!r} more than once: "
                      "each row gets the same points; fix the roster"
-                     for value in sorted({v for v in values if values.count(v) > 1})]
+                     for value in sorted(v for v, times in counted.items() if times > 1)]
     if fmt == "canvas":
         warnings += [f"the roster gives {escape.terminal(person['student'])!r} no lms_id, so "
                      "Canvas cannot match the row" for person in roster if not person.get("lms_id")]

@@ -48,7 +48,15 @@ if [ -z "${SKIP_APT:-}" ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap python3 python3-pip
 fi
-"${PYTHON:-python3}" -m pip install --quiet --disable-pip-version-check -r requirements.txt
+if ! "${PYTHON:-python3}" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
+    echo "setup.sh: the grader needs Python 3.10 or later; set PYTHON or pick a newer image" >&2
+    exit 1
+fi
+# Images whose system Python is marked externally managed (PEP 668, Ubuntu 24.04) refuse a plain
+# install; this image exists only to grade, so the packages go into that Python all the same.
+"${PYTHON:-python3}" -m pip install --quiet --disable-pip-version-check -r requirements.txt \\
+    || "${PYTHON:-python3}" -m pip install --quiet --disable-pip-version-check \\
+        --break-system-packages -r requirements.txt
 """
 
 RUN_AUTOGRADER = """\
@@ -57,9 +65,19 @@ RUN_AUTOGRADER = """\
 # /autograder/results/results.json out. AUTOGRADER_ROOT replaces /autograder (for tests).
 set -uo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
+RESULTS="$ROOT/results/results.json"
 cd "$ROOT/source"
-exec "${PYTHON:-python3}" -m autograder.gradescope run %(assignment)s \\
-    "$ROOT/submission" "$ROOT/results/results.json"
+rm -f "$RESULTS"
+"${PYTHON:-python3}" -m autograder.gradescope run %(assignment)s "$ROOT/submission" "$RESULTS"
+status=$?
+if [ ! -s "$RESULTS" ]; then  # the grader could not start or stopped: the student still hears
+    mkdir -p "$ROOT/results"
+    message="The autograder could not grade this submission (it stopped with exit status"
+    message="$message $status before writing a result). Your work is not lost: tell your"
+    message="$message instructor, who can see why in the debug output of this submission."
+    printf '{"score": 0, "output": "%%s", "tests": []}\\n' "$message" > "$RESULTS"
+fi
+exit "$status"
 """
 
 

@@ -67,6 +67,8 @@ def read_corpus_entry(path: Path) -> CorpusEntry:
         text = "\n".join(lines).strip("\n")
         if section == "new":
             entry.extra.append((last_answer or "", text))
+        elif section.startswith("new:"):  # a cell of the student's own after the answer named
+            entry.extra.append((section[4:], text))
         else:
             entry.answers[section] = text
 
@@ -75,7 +77,7 @@ def read_corpus_entry(path: Path) -> CorpusEntry:
         if marker:
             close()
             section, lines = marker.group(1), []
-            if section != "new":
+            if section != "new" and not section.startswith("new:"):
                 last_answer = section
         elif section is None:
             found = re.match(r"^#\s*([\w-]+):\s*(.*)$", line)
@@ -86,6 +88,9 @@ def read_corpus_entry(path: Path) -> CorpusEntry:
     close()
     if "notebook" not in header:
         raise ValueError(f"{path}: the header needs a '# notebook: NN_name' line")
+    if "answers-from" in header:  # the answers of another entry, then this one's own cells
+        base = read_corpus_entry(Path(__file__).parent / "corpus" / f"{header['answers-from']}.py")
+        entry.answers = {**base.answers, **entry.answers}
     return entry
 
 

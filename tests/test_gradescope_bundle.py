@@ -88,6 +88,27 @@ def test_setup_installs_the_graders_packages(bundle, tmp_path):
     assert used.stdout.strip() == str(home / "source" / "autograder" / "__init__.py")
 
 
+def test_a_grader_that_cannot_start_still_leaves_the_student_a_result(bundle, tmp_path):
+    """A broken image (here PYTHON names a command that fails, as a missing interpreter or
+    module would) leaves results.json saying what happened, and a failed exit status for
+    Gradescope's log; setup.sh refuses a Python older than 3.10 in one sentence."""
+    home = fake_autograder(bundle, tmp_path, {})
+    env = {**CLEAN_ENV, "AUTOGRADER_ROOT": str(home), "PYTHON": "false"}
+    done = subprocess.run(["bash", str(home / "source" / "run_autograder")], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    results = json.loads((home / "results" / "results.json").read_text())
+    assert results["score"] == 0 and results["tests"] == []
+    assert "could not grade this submission" in results["output"]
+    old = tmp_path / "python3.8"
+    old.write_text("#!/bin/sh\nexit 1\n")  # what `sys.exit(version < (3, 10))` says there
+    old.chmod(0o755)
+    done = subprocess.run(["bash", str(home / "source" / "setup.sh")],
+                          env={**CLEAN_ENV, "SKIP_APT": "1", "PYTHON": str(old)},
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "needs Python 3.10 or later" in done.stderr, done.stderr
+
+
 def test_an_honest_submission_earns_the_assignments_points(bundle, tmp_path):
     files: dict[str, object] = {f"{e.notebook}.ipynb": fixtures.honest_submission(e)
                                 for e in RESILIENCE if e is not APPEND}

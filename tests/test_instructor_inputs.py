@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import subprocess
 import sys
 import zoneinfo
@@ -194,3 +195,30 @@ def test_rows_of_a_gradebook_are_read_as_written(tmp_path):
         header = next(csv.reader(handle))
     assert header[:4] == ["student", "assignment", "notebook", "score"]
     assert export.read_gradebook(out) == {"ada": {"schedules": 25.0}}
+
+
+@pytest.mark.fast
+def test_the_summary_lists_a_few_flagged_students_and_counts_the_rest(tmp_path):
+    """A class copied with hard links has every notebook flagged: the summary names the first
+    students (a refusal without a notebook name reads without an empty one) and counts the
+    others, instead of printing a line for each of thousands."""
+    flagged = [(f"s{number:04d}", "schedules", PARSE.notebook, "hard-linked")
+               for number in range(50)]
+    flagged.append(("mal", "schedules", "", "refused: a symbolic link"))
+    summary = batch.Summary(graded=51, seconds=1.0, flagged=sorted(flagged))
+    text = summary.line(tmp_path)
+    assert "tampering noticed for 51 students" in text
+    lines = [line for line in text.splitlines() if line.startswith("  ")]
+    assert len(lines) == batch.MAX_LISTED + 1
+    assert lines[-1] == f"  ... and {51 - batch.MAX_LISTED} more students"
+    assert "  mal: refused: a symbolic link" in lines
+
+
+@pytest.mark.fast
+def test_a_class_of_names_that_are_not_utf8_gets_a_name_each(tmp_path):
+    """A Latin-1 folder name (a Windows zip's) that reads like a UTF-8 name beside it, and whose
+    escaped form is taken too, gets a numbered name of its own."""
+    names = [os.fsdecode(b"caf\xe9"), "café", "caf\\xe9"]
+    shown = discovery.student_names(names)
+    assert len(set(shown.values())) == len(names), shown
+    assert shown[os.fsdecode(b"caf\xe9")] == "caf\\xe9 (2)"

@@ -5,10 +5,12 @@ the worker takes a `snapshot` of everything a probe relies on: the functions, cl
 modules of every module loaded so far (the standard library's, the probes', the plain-data
 codec's), every entry of the grader's own modules (its data too, and the contents of their
 tables, even behind a read-only view), the attributes of their classes, the code, defaults and
-closures of their functions, the probe registry and `sys.modules`. `restore` compares the
-interpreter with the snapshot by identity and puts back whatever notebook code rebound,
-reporting each change by name. The standard library's data (its caches) changes honestly and
-is left alone, so no probe reads it while a test runs (sandbox/probes/__init__.py). `restore`
+closures of their functions, the probe registry and `sys.modules`; and, the same way, the names
+the notebook's trusted setup cells defined (SETUP), from which the probes build a test's world.
+`restore` compares the interpreter with the snapshot by identity and puts back whatever notebook
+code rebound, reporting each change by name. The standard library's data (its caches) changes
+honestly and is left alone, so no probe reads it while a test runs (sandbox/probes/__init__.py).
+`restore`
 is written to survive being called after hostile code: it reads no global name, only its own
 default arguments, which `install`'s audit hook keeps notebook code from replacing.
 
@@ -61,9 +63,15 @@ def _trusted_modules() -> list[tuple[str, types.ModuleType]]:
     return found
 
 
-def snapshot() -> Snapshot:
+# The name under which the names the trusted setup cells defined are kept (and reported).
+SETUP = "<setup cells>"
+
+
+def snapshot(setup: dict | None = None) -> Snapshot:
     """Everything probes rely on, as immutable tuples of the very objects (call it before any
-    notebook code runs)."""
+    notebook code runs). `setup` is the notebook's namespace as the trusted setup cells left
+    it: the names they defined, the attributes of their classes and the code of their functions
+    are kept like the grader's own (the probes build the world a test runs in from them)."""
     modules, classes, functions, registries, instances = [], [], [], [], []
     guarded: list = []  # every function whose code the audit hook keeps
     seen_classes: set[int] = set()
@@ -91,6 +99,16 @@ def snapshot() -> Snapshot:
         if cells:
             functions.append((owner, function, function.__code__, function.__defaults__,
                               function.__kwdefaults__, cells))
+
+    def add_class(cls: type, owner: str, defined_in: object) -> None:
+        """Keep the attributes of `cls` (and its functions) when `defined_in` defined it."""
+        if id(cls) not in seen_classes and getattr(cls, "__module__", None) == defined_in \
+                and _mutable(cls):
+            seen_classes.add(id(cls))
+            attributes = tuple(vars(cls).items())
+            classes.append((owner, cls, attributes))
+            for _, member in attributes:
+                add_function(member, owner)
 
     function_type, module_type, builtin_type = (types.FunctionType, types.ModuleType,
                                                 types.BuiltinFunctionType)
@@ -128,13 +146,8 @@ def snapshot() -> Snapshot:
                     if value.__closure__:
                         add_closure(value, name)
                 continue
-            if isinstance(value, type) and id(value) not in seen_classes \
-                    and getattr(value, "__module__", None) == name and _mutable(value):
-                seen_classes.add(id(value))
-                attributes = tuple(vars(value).items())
-                classes.append((name, value, attributes))
-                for _, member in attributes:
-                    add_function(member, name)
+            if isinstance(value, type):
+                add_class(value, name, name)
             elif isinstance(value, types.FunctionType):
                 add_function(value, name)
             if type(value).__module__ == name and hasattr(value, "__dict__") \
@@ -143,6 +156,17 @@ def snapshot() -> Snapshot:
             elif isinstance(value, types.MethodType) and hasattr(value.__self__, "__dict__") \
                     and type(value.__self__).__module__ == name:
                 instances.append((name, value.__self__, type(value.__self__)))
+    if setup is not None:
+        holder = types.ModuleType(SETUP)  # stands for the setup cells in sys.modules
+        sys.modules[SETUP] = holder
+        entries = tuple([(key, value) for key, value in setup.items()
+                         if not (key.startswith("__") and key.endswith("__"))])
+        modules.append((SETUP, holder, setup, entries))
+        for _, value in entries:
+            if isinstance(value, type):
+                add_class(value, SETUP, setup.get("__name__"))
+            elif isinstance(value, types.FunctionType):
+                add_function(value, SETUP)
     for module_name, attribute in _REGISTRIES:
         registry_module = sys.modules.get(module_name)
         registry = getattr(registry_module, attribute, None) \
@@ -163,7 +187,7 @@ def narrow(saved: Snapshot, package: str, skip: tuple[str, ...] = ()) -> Snapsho
     (except `skip`), the modules and classes they name at their top level, and builtins;
     cheap enough to check after every hidden case."""
     modules = saved[0]
-    names = {"builtins"}
+    names = {"builtins", SETUP}
     typing_only = {"typing", "types", "collections.abc", "importlib", "pkgutil", "__future__"}
     for name, _module, _, entries in modules:
         if (name == package or name.startswith(package + ".")) and name not in skip:

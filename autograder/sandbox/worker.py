@@ -457,7 +457,7 @@ def _notebook_process(job: Job, writer: int, flush) -> None:
         error = run_cell(namespace, source, f"setup cell {index + 1}", seconds)
         if error:
             send({"cell": index, "error": error})
-    saved = guard.snapshot()
+    saved = guard.snapshot(namespace)
     flush()
     budget = float(job.get("cpu_budget", math.inf)) + _cpu_seconds()
     restore = guard.restore

@@ -18,18 +18,20 @@ import hashlib
 import os
 import random
 import re
+import select
 import shutil
+import signal
 import sqlite3
 import tempfile
 import threading
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from time import process_time
+from time import monotonic, process_time
 from types import MappingProxyType
 
 from .. import wire
-from ..backstop import Backstop
+from ..backstop import Backstop, process_cpu
 from . import lookup
 
 UTC = timezone.utc
@@ -277,6 +279,119 @@ class LookTogether:
                     return
 
 
+class LookTogetherApart:
+    """`LookTogether` for racers in processes of their own (forked, so that nothing in Python is
+    shared between them: a lock or a cache of the code's own cannot decide who is first; only
+    the database can, as the notebook asks). A racer says it ran its first statement with a
+    byte on every other racer's pipe; one whose first statement read waits for the others'
+    bytes, as long as a Backstop over all the racers' CPU time (/proc) allows."""
+
+    def __init__(self, racers: int) -> None:
+        self.racers = racers
+        self.pipes = tuple(os.pipe() for _ in range(racers))
+        self.index = 0  # this process's racer
+        self.pids: tuple[int, ...] = ()  # every racer's process, once the race starts
+
+    def connection(self, db: sqlite3.Connection) -> _RacingConnection:
+        return _RacingConnection(db, self)
+
+    def first_statement(self, sql: object) -> None:
+        reads = isinstance(sql, str) and sql.lstrip().upper().startswith(("SELECT", "WITH"))
+        for other, (_, writer) in enumerate(self.pipes):
+            if other != self.index:
+                os.write(writer, b"x")
+        if not reads:
+            return
+        mine, heard = self.pipes[self.index][0], 0
+        backstop = Backstop(RACE_WAIT, self.cpu)
+        while heard < self.racers - 1:
+            left = backstop.left()
+            if left > 0:
+                if select.select([mine], [], [], left)[0]:
+                    heard += len(os.read(mine, 64))
+            elif backstop.passed():
+                return
+
+    def cpu(self) -> float | None:
+        """CPU seconds of every racer so far; None when one cannot be read (no /proc)."""
+        total = 0.0
+        for pid in self.pids:
+            used = process_cpu(pid)
+            if used is None:
+                return None
+            total += used
+        return total
+
+    def close(self) -> None:
+        for pipe in self.pipes:
+            for end in pipe:
+                os.close(end)
+
+
+def race_in_processes(racers: int, attempt, start) -> list:
+    """Run `attempt(index)` for racers 1.. in forked processes and racer 0 here, all released
+    at once after `start()` (which may open the database: the racers' processes are forked
+    before, so that none inherits a connection). Returns the answers (strings) of those that
+    answered within RACE_JOIN seconds; a racer's process still running then is killed."""
+    gates = [os.pipe() for _ in range(1, racers)]
+    replies = [os.pipe() for _ in range(1, racers)]
+    children = []
+    for index in range(1, racers):
+        pid = os.fork()
+        if pid == 0:  # a racer: wait for the start, answer on its pipe, never return
+            try:
+                os.close(replies[index - 1][0])
+                ready = b""
+                while not ready.endswith(b"\n"):
+                    part = os.read(gates[index - 1][0], 4096)
+                    if not part:
+                        break
+                    ready += part
+                if ready.endswith(b"\n"):
+                    answer = str(attempt(index, tuple(int(pid) for pid in ready.split())))
+                    os.write(replies[index - 1][1], answer[:500].encode("utf-8", "replace")
+                             + b"\n")
+            finally:
+                os._exit(0)
+        children.append(pid)
+    for gate, reply in zip(gates, replies, strict=True):
+        os.close(gate[0])
+        os.close(reply[1])
+    answers, waiting = [], {reply[0]: b"" for reply in replies}
+    try:
+        start()
+        pids = (os.getpid(), *children)
+        for gate in gates:
+            os.write(gate[1], " ".join(map(str, pids)).encode() + b"\n")
+        answers.append(str(attempt(0, pids)))
+        deadline = monotonic() + RACE_JOIN
+        while waiting and monotonic() < deadline:
+            readable = select.select(list(waiting), [], [], max(0.0, deadline - monotonic()))[0]
+            for handle in readable:
+                part = os.read(handle, 4096)
+                waiting[handle] += part
+                if not part or waiting[handle].endswith(b"\n"):
+                    text = waiting.pop(handle)
+                    if text.endswith(b"\n"):
+                        answers.append(text[:-1].decode("utf-8", "replace"))
+                    os.close(handle)
+    finally:
+        for handle in waiting:
+            os.close(handle)
+        for gate in gates:
+            os.close(gate[1])
+        for pid in children:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+    return answers
+
+
 RACE_STALL = 20.0  # seconds a held fetch waits without any racer moving before it goes anyway
 # Seconds a probe waits for all its racers to return: above any lock wait (RACE_BUSY_MS), so a
 # racer that a busy machine descheduled is waited for, and below the wall-clock backstop of a
@@ -338,9 +453,9 @@ class _RacingConnection:
     """A connection that reports its first statement to a `LookTogether`; anything else is the
     connection's own."""
 
-    def __init__(self, db: sqlite3.Connection, race: LookTogether) -> None:
+    def __init__(self, db: sqlite3.Connection, race: LookTogether | LookTogetherApart) -> None:
         self._db = db
-        self._race: LookTogether | None = race
+        self._race: LookTogether | LookTogetherApart | None = race
 
     def execute(self, sql, *args, **kwargs):
         cursor = self._db.execute(sql, *args, **kwargs)

@@ -35,7 +35,7 @@ def _rebuild(entry: dict) -> dict:
     return {name: _fresh(value) for name, value in entry.items()}
 
 
-def _origin(element: Any, originals: list, passed: list) -> str:
+def _origin(element: Any, originals: tuple, passed: tuple) -> str:
     for index, original in enumerate(originals):
         if element is original:
             return f"ledger[{index}] from before"
@@ -68,12 +68,14 @@ def calls(namespace: dict, ledger: list, steps: list,
     """
     append_if_new = lookup(namespace, NAME)
     ledger = [_rebuild(entry) for entry in ledger]
-    originals = list(ledger)
-    passed: list = []
+    # What the objects are compared with is kept in tuples: the code under test can reach a
+    # list of this probe's (gc.get_referrers, frames) and change it in place, never a tuple.
+    originals = tuple(ledger)
+    passed: tuple = ()
     returned = []
     for step in steps:
         entry = passed[step["again"]] if "again" in step else _rebuild(step["entry"])
-        passed.append(entry)
+        passed += (entry,)
         returned.append(_call(append_if_new, ledger, entry, step.get("key"), step["how"]))
     seen: dict = {}
     if "returned" in observe:
@@ -123,8 +125,8 @@ def many(namespace: dict, size: int, deliveries: int, seed: int) -> dict:
     append_if_new = lookup(namespace, NAME)
     rng = random.Random(seed)
     ledger = [{"id": f"run-{number:06d}", "qty": number % 97} for number in range(size)]
-    originals = list(ledger)
-    passed = []
+    originals = tuple(ledger)  # tuples, as in `calls`
+    made = []
     for delivery in range(deliveries):
         roll = rng.random()
         if roll < 0.3:
@@ -133,7 +135,9 @@ def many(namespace: dict, size: int, deliveries: int, seed: int) -> dict:
             number = size + rng.randrange(delivery)
         else:
             number = size + delivery
-        passed.append({"id": f"run-{number:06d}", "qty": -delivery, "attempt": delivery})
+        made.append({"id": f"run-{number:06d}", "qty": -delivery, "attempt": delivery})
+    passed = tuple(made)
+    del made
     returned = [append_if_new(ledger, entry) for entry in passed]
     kept = sum(1 for index, original in enumerate(originals)
                if index < len(ledger) and ledger[index] is original)

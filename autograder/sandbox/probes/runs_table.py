@@ -6,23 +6,20 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-import threading
 from datetime import timedelta
-from time import monotonic  # bound before notebook code runs
 from zoneinfo import ZoneInfo
 
 from . import lookup, probe
 from ._capstone import (
     BASE,
-    RACE_JOIN,
-    RACE_STALL,
     VARIANTS,
-    LookTogether,
+    LookTogetherApart,
     World,
     attempt_rows,
     count,
     labeller,
     patient,
+    race_in_processes,
     raw_label,
     runs_rows,
     scratch,
@@ -131,41 +128,32 @@ def runs_script(namespace: dict, steps: list) -> list:
 
 @probe("runs_table.race")
 def runs_race(namespace: dict, workers: int) -> dict:
-    """`workers` threads, each with its own connection, acquire one new run at the same moment."""
+    """`workers` triggers, each in a process of its own with its own connection, acquire one new
+    run at the same moment (processes: a lock or a set in Python cannot decide who is first)."""
     acquire_run = lookup(namespace, "acquire_run")
     connect = lookup(namespace, "connect")
     with scratch() as folder:
-        world = World(namespace, folder)
-        barrier = threading.Barrier(workers)
-        race = LookTogether(workers)
-        actions: list = []
-        lock = threading.Lock()
+        race = LookTogetherApart(workers)
+        worlds: list = []
 
-        def worker(index: int) -> None:
-            db = patient(connect(world.path))
+        def attempt(index: int, pids: tuple) -> str:
+            race.index, race.pids = index, pids
+            db = patient(connect(folder / "runs.db"))
             try:
-                barrier.wait(timeout=RACE_STALL)
-                claim = acquire_run(race.connection(db), "k", BASE, 300.0,
-                                    f"worker-{index + 1}")
-                action = claim.get("action") if type(claim) is dict else "not a dict"
+                claim = acquire_run(race.connection(db), "k", BASE, 300.0, f"worker-{index + 1}")
+                return str(claim.get("action") if type(claim) is dict else "not a dict")
             except Exception as error:
-                action = f"raised {type(error).__name__}"
+                return f"raised {type(error).__name__}"
             finally:
                 db.close()
-            with lock:
-                actions.append(action)
 
-        threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(workers)]
-        for thread in threads:
-            thread.start()
-        deadline = monotonic() + RACE_JOIN
-        for thread in threads:
-            thread.join(timeout=max(0.0, deadline - monotonic()))
         try:
-            return {"actions": sorted(str(a) for a in actions),
-                    "runs rows": count(world.db, "runs"),
-                    "attempts rows": count(world.db, "attempts")}
+            actions = race_in_processes(workers, attempt,
+                                        lambda: worlds.append(World(namespace, folder)))
+            return {"actions": sorted(actions),
+                    "runs rows": count(worlds[0].db, "runs"),
+                    "attempts rows": count(worlds[0].db, "attempts")}
         finally:
-            world.close()
-
-
+            race.close()
+            for world in worlds:
+                world.close()
