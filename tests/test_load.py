@@ -61,13 +61,21 @@ RACES = ("acquiring one new run at the same moment", "workers at the same moment
 
 
 @needs_bwrap
-def test_a_race_comes_out_the_same_on_every_run(tmp_path):
+@pytest.mark.parametrize("looks", ["connection", "cursor"])
+def test_a_race_comes_out_the_same_on_every_run(tmp_path, looks):
     """A check-then-insert acquire_run meets the interleaving that breaks it on every run, and
     the reference never waits for it: the race probes force who looks first (LookTogether in
-    autograder/sandbox/probes/_capstone.py) instead of leaving it to thread timing."""
+    autograder/sandbox/probes/_capstone.py) instead of leaving it to timing. They watch every
+    statement the connection runs, so code that looks through a cursor meets it too."""
     assert grading.prepare((CAPSTONE,)) == []
     entry = fixtures.read_corpus_entry(REPOSITORY / "tests" / "corpus" / "wrong" /
                                        CAPSTONE.notebook / "check_then_insert.py")
+    if looks == "cursor":
+        source = entry.answers["answer_runs_table"]
+        looking = 'row = db.execute("SELECT 1 FROM runs'
+        assert looking in source
+        entry.answers["answer_runs_table"] = source.replace(
+            looking, 'row = db.cursor().execute("SELECT 1 FROM runs')
     path = tmp_path / f"{CAPSTONE.notebook}.ipynb"
     nbformat.write(fixtures.corpus_submission(entry), path)
     runs = [_grade(path) for _ in range(3)]

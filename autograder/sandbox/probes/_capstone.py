@@ -247,28 +247,36 @@ def patient(db):
 
 
 class LookTogether:
-    """Makes a race come out the same on every run, quiet machine or busy: each racing
-    connection's first statement, when it only reads (a SELECT), waits after it ran until every
-    racer has run its first statement. So code that looks before it writes (check, then insert)
-    always meets the interleaving that breaks it, and code whose first statement writes (an
-    INSERT, a BEGIN IMMEDIATE) never waits. Threads would otherwise decide it by timing. The
-    wait ends by the clock only when the racers still on their way are not computing (they
-    wait for a lock of the code's own): racers slowed down by a busy machine are waited for."""
+    """Makes a race come out the same on every run, quiet machine or busy: a racing connection
+    whose first statement only read (a SELECT) waits, as its second statement starts, until
+    every racer has run its first statement (or returned). So code that looks before it writes
+    (check, then insert) always meets the interleaving that breaks it, and code whose first
+    statement writes (an INSERT, a BEGIN IMMEDIATE) never waits. Threads would otherwise decide
+    it by timing. The wait ends by the clock only when the racers still on their way are not
+    computing (they wait for a lock of the code's own): racers slowed down by a busy machine
+    are waited for."""
 
     def __init__(self, racers: int) -> None:
         self.racers = racers
         self.arrived = 0
         self.condition = threading.Condition()
+        self.watches: dict[int, list[_FirstStatement]] = {}  # by thread
 
-    def connection(self, db: sqlite3.Connection) -> _RacingConnection:
-        return _RacingConnection(db, self)
+    def connection(self, db: sqlite3.Connection) -> sqlite3.Connection:
+        return watch_statements(db, self)
 
-    def first_statement(self, sql: object) -> None:
+    def finished(self) -> None:
+        """This thread's racer has returned: one that never ran a second statement has
+        arrived too (so no one waits for it), without waiting for anyone."""
+        for watch in self.watches.get(threading.get_ident(), ()):
+            watch.arrive(wait=False)
+
+    def first_statement(self, sql: object, wait: bool = True) -> None:
         reads = isinstance(sql, str) and sql.lstrip().upper().startswith(("SELECT", "WITH"))
         with self.condition:
             self.arrived += 1
             self.condition.notify_all()
-            if not reads:
+            if not reads or not wait:
                 return
             backstop = Backstop(RACE_WAIT, process_time)
             while self.arrived < self.racers:
@@ -291,16 +299,23 @@ class LookTogetherApart:
         self.pipes = tuple(os.pipe() for _ in range(racers))
         self.index = 0  # this process's racer
         self.pids: tuple[int, ...] = ()  # every racer's process, once the race starts
+        self.watches: dict[int, list[_FirstStatement]] = {}
 
-    def connection(self, db: sqlite3.Connection) -> _RacingConnection:
-        return _RacingConnection(db, self)
+    def connection(self, db: sqlite3.Connection) -> sqlite3.Connection:
+        return watch_statements(db, self)
 
-    def first_statement(self, sql: object) -> None:
+    def finished(self) -> None:
+        """This process's racer has returned (see LookTogether.finished)."""
+        for watches in self.watches.values():
+            for watch in watches:
+                watch.arrive(wait=False)
+
+    def first_statement(self, sql: object, wait: bool = True) -> None:
         reads = isinstance(sql, str) and sql.lstrip().upper().startswith(("SELECT", "WITH"))
         for other, (_, writer) in enumerate(self.pipes):
             if other != self.index:
                 os.write(writer, b"x")
-        if not reads:
+        if not reads or not wait:
             return
         mine, heard = self.pipes[self.index][0], 0
         backstop = Backstop(RACE_WAIT, self.cpu)
@@ -449,31 +464,41 @@ class TakeTurns:
             return True
 
 
-class _RacingConnection:
-    """A connection that reports its first statement to a `LookTogether`; anything else is the
-    connection's own."""
+class _FirstStatement:
+    """The trace callback of one racing connection: it sees every statement the connection runs,
+    however the code runs it (the connection's execute, a cursor's, executescript), so code
+    cannot step around it as it could around a wrapper. A statement is traced as it starts, so
+    the first one has run once the second starts: the racer then arrives (and waits, when its
+    first statement only read), or when it returns having run fewer."""
 
-    def __init__(self, db: sqlite3.Connection, race: LookTogether | LookTogetherApart) -> None:
-        self._db = db
-        self._race: LookTogether | LookTogetherApart | None = race
+    def __init__(self, race: LookTogether | LookTogetherApart) -> None:
+        self.race = race
+        self.first: object = None
+        self.count = 0
+        self.arrived = False
 
-    def execute(self, sql, *args, **kwargs):
-        cursor = self._db.execute(sql, *args, **kwargs)
-        race, self._race = self._race, None
-        if race is not None:
-            race.first_statement(sql)
-        return cursor
+    def __call__(self, sql: object) -> None:
+        self.count += 1
+        if self.count == 1:
+            self.first = sql
+        elif self.count == 2:
+            self.arrive(wait=True)
 
-    def __getattr__(self, name: str):
-        return getattr(self._db, name)
+    def arrive(self, wait: bool) -> None:
+        if not self.arrived:
+            self.arrived = True
+            self.race.first_statement(self.first, wait=wait)
 
-    def __enter__(self):
-        self._db.__enter__()
-        return self
 
-    def __exit__(self, *exc):
-        return self._db.__exit__(*exc)
-
+def watch_statements(db, race: LookTogether | LookTogetherApart):
+    """`db` with `race` watching its statements (through SQLite's trace callback)."""
+    watch = _FirstStatement(race)
+    try:
+        db.set_trace_callback(watch)
+    except Exception:  # noqa: S110 (not a connection: the probe observes what the code does)
+        return db
+    race.watches.setdefault(threading.get_ident(), []).append(watch)
+    return db
 
 
 def observe_run(world: World, job, owner: str = "worker-1", crash_at: str | None = None):

@@ -98,6 +98,7 @@ def proofs_fire_together(namespace: dict, workers: int, observe: list) -> dict:
             try:
                 return real_run_job(*args, **kwargs)
             finally:
+                race.finished()
                 with lock:
                     returned.append(1)
                     if len(returned) >= workers - 1:

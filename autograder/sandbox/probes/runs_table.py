@@ -145,6 +145,7 @@ def runs_race(namespace: dict, workers: int) -> dict:
             except Exception as error:
                 return f"raised {type(error).__name__}"
             finally:
+                race.finished()
                 db.close()
 
         try:
