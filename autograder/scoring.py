@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import runner, suite
+from . import escape, runner, suite
 from .results import ItemResult, NotebookResult, TestResult
 from .rubric import Exercise, GradedItem
 from .sandbox import plain
@@ -432,11 +432,11 @@ def clean_outcome(outcome: object) -> dict | None:
         mro, raised, message = outcome["mro"], outcome["raised"], outcome["message"]
         if isinstance(raised, str) and isinstance(message, str) and isinstance(mro, list) \
                 and len(mro) <= 100 and all(isinstance(name, str) for name in mro):
-            return {"raised": plain_text(raised, 200), "mro": [name[:200] for name in mro],
+            return {"raised": escape.terminal(raised[:200]), "mro": [name[:200] for name in mro],
                     "message": message[:2000]}
         return None
     if set(outcome) == {"missing"} and isinstance(outcome["missing"], str):
-        return {"missing": plain_text(outcome["missing"], 500)}
+        return {"missing": escape.terminal(outcome["missing"][:500])}
     if set(outcome) == {"timeout"} and type(outcome["timeout"]) in (int, float):
         return {"timeout": float(outcome["timeout"])}
     for kind in ("tampered", "died"):
