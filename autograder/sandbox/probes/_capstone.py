@@ -246,20 +246,12 @@ def patient(db):
     return db
 
 
-class LookTogether:
-    """Makes a race come out the same on every run, quiet machine or busy: a racing connection
-    whose first statement only read (a SELECT) waits, as its second statement starts, until
-    every racer has run its first statement (or returned). So code that looks before it writes
-    (check, then insert) always meets the interleaving that breaks it, and code whose first
-    statement writes (an INSERT, a BEGIN IMMEDIATE) never waits. Threads would otherwise decide
-    it by timing. The wait ends by the clock only when the racers still on their way are not
-    computing (they wait for a lock of the code's own): racers slowed down by a busy machine
-    are waited for."""
+class _Race:
+    """What both kinds of forced race share: the statements of each racing connection are
+    watched (watch_statements), and a racer that returns arrives without waiting."""
 
     def __init__(self, racers: int) -> None:
         self.racers = racers
-        self.arrived = 0
-        self.condition = threading.Condition()
         self.watches: dict[int, list[_FirstStatement]] = {}  # by thread
 
     def connection(self, db: sqlite3.Connection) -> sqlite3.Connection:
@@ -271,12 +263,34 @@ class LookTogether:
         for watch in self.watches.get(threading.get_ident(), ()):
             watch.arrive(wait=False)
 
+    @staticmethod
+    def reads(sql: object) -> bool:
+        return isinstance(sql, str) and sql.lstrip().upper().startswith(("SELECT", "WITH"))
+
     def first_statement(self, sql: object, wait: bool = True) -> None:
-        reads = isinstance(sql, str) and sql.lstrip().upper().startswith(("SELECT", "WITH"))
+        raise NotImplementedError
+
+
+class LookTogether(_Race):
+    """Makes a race come out the same on every run, quiet machine or busy: a racing connection
+    whose first statement only read (a SELECT) waits, as its second statement starts, until
+    every racer has run its first statement (or returned). So code that looks before it writes
+    (check, then insert) always meets the interleaving that breaks it, and code whose first
+    statement writes (an INSERT, a BEGIN IMMEDIATE) never waits. Threads would otherwise decide
+    it by timing. The wait ends by the clock only when the racers still on their way are not
+    computing (they wait for a lock of the code's own): racers slowed down by a busy machine
+    are waited for."""
+
+    def __init__(self, racers: int) -> None:
+        super().__init__(racers)
+        self.arrived = 0
+        self.condition = threading.Condition()
+
+    def first_statement(self, sql: object, wait: bool = True) -> None:
         with self.condition:
             self.arrived += 1
             self.condition.notify_all()
-            if not reads or not wait:
+            if not self.reads(sql) or not wait:
                 return
             backstop = Backstop(RACE_WAIT, process_time)
             while self.arrived < self.racers:
@@ -287,7 +301,7 @@ class LookTogether:
                     return
 
 
-class LookTogetherApart:
+class LookTogetherApart(_Race):
     """`LookTogether` for racers in processes of their own (forked, so that nothing in Python is
     shared between them: a lock or a cache of the code's own cannot decide who is first; only
     the database can, as the notebook asks). A racer says it ran its first statement with a
@@ -295,27 +309,16 @@ class LookTogetherApart:
     bytes, as long as a Backstop over all the racers' CPU time (/proc) allows."""
 
     def __init__(self, racers: int) -> None:
-        self.racers = racers
+        super().__init__(racers)
         self.pipes = tuple(os.pipe() for _ in range(racers))
         self.index = 0  # this process's racer
         self.pids: tuple[int, ...] = ()  # every racer's process, once the race starts
-        self.watches: dict[int, list[_FirstStatement]] = {}
-
-    def connection(self, db: sqlite3.Connection) -> sqlite3.Connection:
-        return watch_statements(db, self)
-
-    def finished(self) -> None:
-        """This process's racer has returned (see LookTogether.finished)."""
-        for watches in self.watches.values():
-            for watch in watches:
-                watch.arrive(wait=False)
 
     def first_statement(self, sql: object, wait: bool = True) -> None:
-        reads = isinstance(sql, str) and sql.lstrip().upper().startswith(("SELECT", "WITH"))
         for other, (_, writer) in enumerate(self.pipes):
             if other != self.index:
                 os.write(writer, b"x")
-        if not reads or not wait:
+        if not self.reads(sql) or not wait:
             return
         mine, heard = self.pipes[self.index][0], 0
         backstop = Backstop(RACE_WAIT, self.cpu)
@@ -471,7 +474,7 @@ class _FirstStatement:
     the first one has run once the second starts: the racer then arrives (and waits, when its
     first statement only read), or when it returns having run fewer."""
 
-    def __init__(self, race: LookTogether | LookTogetherApart) -> None:
+    def __init__(self, race: _Race) -> None:
         self.race = race
         self.first: object = None
         self.count = 0
@@ -490,7 +493,7 @@ class _FirstStatement:
             self.race.first_statement(self.first, wait=wait)
 
 
-def watch_statements(db, race: LookTogether | LookTogetherApart):
+def watch_statements(db, race: _Race):
     """`db` with `race` watching its statements (through SQLite's trace callback)."""
     watch = _FirstStatement(race)
     try:
