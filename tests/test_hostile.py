@@ -540,9 +540,9 @@ def test_a_huge_notebook_is_graded_within_its_time_limit(tmp_path, shape):
 
 
 FLAGGED = ("poisoned_probe_machinery", "poisoned_race_threads", "forged_case_outcomes",
-           "forged_outcomes_then_exit", "forged_own_outcome_then_exit", "patched_random",
+           "forged_outcomes_then_exit", "patched_random",
            "patched_builtins", "race_constants_rebound", "probe_table_extended",
-           "setup_classes_subclassed")
+           "setup_classes_subclassed", "codec_swapped_once", "zoneinfo_faked")
 
 
 def _saved_results(batch: Batch, student: str) -> list[dict]:

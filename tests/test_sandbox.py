@@ -281,9 +281,14 @@ import gc, time
 
 
 def rewrite(timeout=30.0, args=(99,)):
-    \"\"\"Raise the time limit and change the arguments of every hidden case in reach.\"\"\"
+    \"\"\"Raise the time limit and change the arguments of every hidden case in reach (the
+    collector is refused while grading: then nothing is in reach).\"\"\"
     gc.unfreeze()
-    for thing in gc.get_objects():
+    try:
+        found = gc.get_objects()
+    except RuntimeError:
+        found = []
+    for thing in found:
         if type(thing) is dict and "timeout" in thing and "probe" in thing:
             thing["timeout"] = timeout
             thing["args"] = list(args)
@@ -425,19 +430,16 @@ def test_a_closure_of_a_module_function_rebound_by_a_cell_is_put_back_and_flagge
     assert any("_fscodec.<locals>" in flag and "(closure)" in flag for flag in flags), flags
 
 
-GARBAGE = """
-import os
-for fd in range(3, 40):  # the grader's channel is among them
-    try:
-        os.write(fd, b"\\n" * 100000 + b"[1]\\n{bad\\n not json\\n"
-                     b'{"case": [], "outcome": {}}\\n{"ended": {}, "status": 0, "cpu": 0}\\n')
-    except OSError:
-        pass
+def _written_to_every_descriptor(payload: bytes) -> str:
+    """A cell that writes `payload` to every file descriptor it may hold (the grader's channel
+    is among them), and then defines `honest`."""
+    return (f"import os\nfor fd in range(3, 40):\n    try:\n        os.write(fd, {payload!r})\n"
+            f"    except OSError:\n        pass\n\n\ndef honest(x):\n    return x + 1\n")
 
 
-def honest(x):
-    return x + 1
-"""
+GARBAGE = _written_to_every_descriptor(
+    b"\n" * 100000 + b"[1]\n{bad\n not json\n"
+    b'{"case": [], "outcome": {}}\n{"ended": {}, "status": 0, "cpu": 0}\n')
 
 
 @pytest.mark.parametrize("mode", ["bwrap", "none"])
@@ -568,12 +570,25 @@ def _random_records(seed: int, count: int) -> bytes:
 def test_the_relay_reads_to_the_end_whatever_records_a_cell_forges(mode):
     """3,000 forged records of every shape and value on the channel: the relay never stops
     reading, the notebook finishes, and its one hidden test gets an outcome."""
-    forger = (f"import os\nfor fd in range(3, 40):\n    try:\n"
-              f"        os.write(fd, {_random_records(2026, 3000)!r})\n"
-              f"    except OSError:\n        pass\n\n\ndef honest(x):\n    return x + 1\n")
+    forger = _written_to_every_descriptor(_random_records(2026, 3000))
     run = _one_cell_one_case(mode, forger, "honest")
     assert [event["id"] for event in run.events if event.get("event") == "case"][:1] == ["c"]
     assert "Traceback" not in run.stderr, run.stderr[-2000:]
+
+
+FORGED_BEFORE = _written_to_every_descriptor(b'\n{"case": "c", "outcome": {"value": 1}}\n')
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_an_outcome_forged_before_the_tests_begin_fails_that_test(mode):
+    """A cell that writes the right outcome of a hidden test (its id known: a student can read
+    the suites) in the relay's format: the relay takes no outcome before the tests begin, so
+    that test fails, as tampered, and the instructor is told."""
+    run = _one_cell_one_case(mode, FORGED_BEFORE, "honest")
+    outcomes = [event["outcome"] for event in run.events if event.get("event") == "case"]
+    assert len(outcomes) == 1 and "tampered" in outcomes[0], outcomes
+    assert any("hidden test c" in event["text"] for event in run.events
+               if event.get("event") == "flag"), run.events
 
 
 COLLECTOR = """

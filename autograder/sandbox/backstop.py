@@ -64,6 +64,71 @@ class Backstop:
         return False
 
 
+def tree_cpu(pid: int) -> float | None:
+    """CPU seconds of process `pid` and of every process under it, those still running and those
+    waited for (from /proc: code under test that forks and computes in the child is counted as
+    if it computed itself); None when `pid` cannot be read. Processes that ended before their
+    parent waited for them, or whose parent ended, are not counted."""
+    total = 0.0
+    for current in tree(pid):
+        fields = stat_fields(current)
+        try:
+            total += cpu_seconds(fields, children=True) if fields is not None else 0.0
+        except (IndexError, ValueError):
+            fields = None
+        if fields is None and current == pid:
+            return None
+    return total
+
+
+def tree(pid: int) -> list[int]:
+    """`pid` and every process under it, parents before their children."""
+    found: list[int] = []
+    todo, seen = [pid], set[int]()
+    while todo:
+        current = todo.pop()
+        if current in seen or len(seen) > 4096:
+            continue
+        seen.add(current)
+        found.append(current)
+        todo += _children(current)
+    return found
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (through /proc/PID/task/TID/children, or, where the
+    kernel has no such file, by reading every process's parent)."""
+    found: list[int] = []
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for thread in threads:
+        try:
+            with open(f"/proc/{pid}/task/{thread}/children", "rb") as listed:
+                found += [int(child) for child in listed.read().split()]
+        except FileNotFoundError:
+            return _children_by_scan(pid)
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def _children_by_scan(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    parent = str(pid).encode()
+    for name in names:
+        if name.isdigit():
+            fields = stat_fields(name)
+            if fields is not None and len(fields) > 1 and fields[1] == parent:
+                found.append(int(name))
+    return found
+
+
 def stat_fields(pid: int | str) -> list[bytes] | None:
     """The fields of /proc/PID/stat after the command name (state, parent, ...: field 3 of
     proc(5) is index 0), or None when it cannot be read (no /proc, or the process is gone)."""

@@ -17,8 +17,13 @@ default arguments, which `install`'s audit hook keeps notebook code from replaci
 The audit hook (`sys.addaudithook`, installed before any notebook code) refuses, with a
 RuntimeError in the notebook's own cell, what would let code reach past Python's object model:
 adding audit hooks of its own, importing `ctypes` and the interpreter's test modules, opening
-a process's memory under /proc, tracing or profiling other frames, and assigning the code,
-defaults or attributes of the grader's functions and classes. Each refusal is reported.
+a process's memory under /proc, tracing or profiling other frames, finding objects through the
+garbage collector, and assigning the code, defaults or attributes of the grader's functions
+and classes. Each of these refusals is reported. It also keeps the call stack out of reach
+(sys._getframe, and the frames of tracebacks, generators and coroutines), since from any frame
+`f_back` leads to the probe that called the code, with its locals: that refusal is silent,
+since the standard library asks for frames in honest places, and takes a ValueError from
+sys._getframe as "no frame there".
 
 What remains in reach is the notebook's own process and what it computes; the worker forks a
 fresh process for every hidden case from the restored state, so one case cannot prepare
@@ -48,6 +53,14 @@ FORBIDDEN_IMPORTS = frozenset({"ctypes", "_ctypes", "_testcapi", "_testinternalc
                                "_testbuffer", "_testmultiphase", "_xxsubinterpreters",
                                "_xxtestfuzz", "_testimportmultiple", "_testsinglephase",
                                "_posixsubprocess_unsafe", "cffi", "_cffi_backend"})
+
+
+# The attributes through which code reaches a frame other than through sys._getframe (each read
+# raises the audit event object.__getattr__); from any frame, f_back leads to its callers.
+STACK_FRAMES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+# What finds any object in the interpreter, the probes' own included.
+INTROSPECTION = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents",
+                           "sys._current_frames", "sys._current_exceptions"})
 
 
 class Snapshot(tuple):
@@ -313,7 +326,8 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = ()) ->
              _error: type = RuntimeError, _import_error: type = ImportError,
              _permission_error: type = PermissionError, _type: Callable = builtins.type,
              _bytes: type = builtins.bytes, _realpath: Callable = os.path.realpath,
-             _fspath: Callable = os.fsdecode) -> None:
+             _fspath: Callable = os.fsdecode, _value_error: type = ValueError,
+             _frames: frozenset = STACK_FRAMES, _introspection: frozenset = INTROSPECTION) -> None:
         if event == "object.__setattr__" or event == "object.__delattr__":
             target, name = args[0], args[1]
             if _id(target) in _protected:
@@ -345,6 +359,16 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = ()) ->
                 raise _permission_error(f"the grader refuses to link to {target}")
         elif event == "sys.settrace" or event == "sys.setprofile":
             _report(event.replace("sys.", "call sys."))
+            raise _error(f"the grader refuses {event} while grading")
+        elif event == "sys._getframe":
+            # Silently: the standard library asks for its caller's frame in places (namedtuple,
+            # enum, typing, logging) and takes a ValueError as "no frame there".
+            raise _value_error("the grader keeps the call stack out of reach while grading")
+        elif event == "object.__getattr__":
+            if args[1] in _frames:  # a traceback's, generator's or coroutine's frame
+                raise _error("the grader keeps the call stack out of reach while grading")
+        elif event in _introspection:
+            _report(f"call {event}")
             raise _error(f"the grader refuses {event} while grading")
 
     # Defaults are a tuple, which nobody can change in place; the hook guards itself too.

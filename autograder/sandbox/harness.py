@@ -18,7 +18,7 @@ from .probes import MissingFunction, describe_error, run_probe
 TYPE_CHECKING = False  # no import of typing in the sandbox at run time
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from typing import Any
 
     from .protocol import Case, Cell, Outcome
@@ -75,13 +75,15 @@ class time_limit:
         signal.signal(signal.SIGALRM, self.previous[1])
 
 
-def run_case(namespace: dict, case: Case) -> Outcome:
-    """Outcome of one hidden case: {"value": ...}, an error, {"missing": ...} or {"timeout": s}."""
+def run_case(namespace: dict, case: Case,
+             check: Callable[[], str | None] | None = None) -> Outcome:
+    """Outcome of one hidden case: {"value": ...}, an error, {"missing": ...}, {"timeout": s} or
+    {"tampered": what} (see run_probe's `check`)."""
     seconds = float(case.get("timeout", 5.0))
     try:
         with time_limit(seconds):
             return run_probe(namespace, case["probe"], case.get("target"),
-                             case.get("args", []), case.get("kwargs", {}))
+                             case.get("args", []), case.get("kwargs", {}), check)
     except StepTimeout:
         return {"timeout": seconds}
     except MissingFunction as missing:

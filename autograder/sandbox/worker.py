@@ -60,7 +60,7 @@ import sys
 import time
 
 from . import guard, wire
-from .backstop import Backstop, process_cpu
+from .backstop import Backstop, tree, tree_cpu
 from .harness import StepTimeout, run_case, run_cell, signal, wall_backstop
 from .probes import load as load_probes
 
@@ -197,10 +197,17 @@ def main(argv: list[str]) -> int:
             pass
         pending.clear()
 
-    job: Job = wire.loads(sys.stdin.read())
+    text = sys.stdin.read()
+    job: Job = wire.loads(text)
     sys.stdin = io.StringIO("")
     # Only the probe modules this job's cases name, and before any notebook code runs.
     load_probes(case.get("probe", "") for case in job.get("cases", []))
+    if '"zone"' in text:
+        # The cases' time zones (plain.from_plain): imported now, so that the guard's snapshot
+        # holds the real module and puts it back in sys.modules for the tests, whatever a cell
+        # put there under its name.
+        import zoneinfo  # noqa: F401
+    del text
     uid = int(argv[argv.index("--uid") + 1]) if "--uid" in argv else UNPRIVILEGED
     flush = _flusher()
     reader, writer = os.pipe()
@@ -531,6 +538,15 @@ def _case_server(namespace: dict, fixed: tuple[tuple[str, ...], tuple[float, ...
     Each progress line starts on a line of its own, like the relay's records: a partial line
     the code under test wrote to the pipe is then one line the watcher ignores."""
     cases, timeouts, idents = fixed
+
+    def check() -> str | None:
+        changed = restore(checked)
+        if not changed:
+            return None
+        what = "the code under test rebound " + ", ".join(changed[:5])
+        send({"flag": what})
+        return what
+
     try:
         for index in range(start, len(cases)):
             used = _cpu_seconds()
@@ -549,13 +565,11 @@ def _case_server(namespace: dict, fixed: tuple[tuple[str, ...], tuple[float, ...
             try:
                 case = _loads(cases[index])  # a fresh copy: what this case may change
                 case["timeout"] = limit
-                outcome = run_case(namespace, case)
+                outcome = run_case(namespace, case, check)
             except StepTimeout:
                 outcome = {"timeout": limit}
-            changed = restore(checked)
-            if changed:
-                what = "the code under test rebound " + ", ".join(changed[:5])
-                send({"flag": what})
+            what = check()
+            if what:
                 outcome = {"tampered": what}
             if not send({"case": idents[index], "outcome": outcome}):  # over 1 MiB, as data
                 send({"case": idents[index], "outcome": {"value": {"__toolarge__": True}}})
@@ -584,7 +598,7 @@ def _watch_server(pid: int, progress: int, fixed: tuple[tuple[float, ...], tuple
 
     def backstop(index: int) -> Backstop:
         seconds = wall_backstop(timeouts[index])
-        return Backstop(seconds, lambda: process_cpu(pid))
+        return Backstop(seconds, lambda: tree_cpu(pid))
 
     state: _WatchState = {"current": start, "backstop": backstop(start), "cpu": 0.0,
                           "base": 0.0, "expected": start, "forged": False,
@@ -592,8 +606,9 @@ def _watch_server(pid: int, progress: int, fixed: tuple[tuple[float, ...], tuple
 
     def over_limit() -> bool:
         """Whether the current case used its CPU limit and CPU_GRACE more (read from /proc,
-        so code under test cannot turn this limit off as it can its own timer)."""
-        base, used = state["base"], process_cpu(pid)
+        so code under test cannot turn this limit off as it can its own timer), with the
+        processes it started (a fork computing in its place)."""
+        base, used = state["base"], tree_cpu(pid)
         return base is not None and used is not None and \
             used - base > timeouts[state["current"]] + CPU_GRACE
 
@@ -611,7 +626,7 @@ def _watch_server(pid: int, progress: int, fixed: tuple[tuple[float, ...], tuple
                     continue
                 state["current"] = state["expected"]
                 state["expected"] += 1
-                state["base"] = process_cpu(pid)
+                state["base"] = tree_cpu(pid)
                 try:
                     state["cpu"] = float(words[1])
                 except ValueError:
@@ -646,7 +661,11 @@ def _watch_server(pid: int, progress: int, fixed: tuple[tuple[float, ...], tuple
             wait4(pid, 0)
             break
         if state["backstop"].passed() or over_limit():
-            kill(pid, signal.SIGKILL)
+            for process in reversed(tree(pid)):  # with what it started, which would go on
+                try:
+                    kill(process, signal.SIGKILL)
+                except OSError:  # ended meanwhile
+                    pass
             _, status, usage = wait4(pid, 0)
             status = None
             break

@@ -75,8 +75,10 @@ CASES = [
            "acquire_run with now = 11:05 Asia/Karachi", IN_UTC),
     Case(name="two workers acquiring one new run at the same moment: exactly one starts",
          probe="runs_table.race", args=(2,), weight=3, timeout=10,
-         shows="2 threads call acquire_run for the same new run at once", rule=DATABASE),
+         shows=("2 triggers, each in a process of its own, call acquire_run for the same new "
+                "run at once"), rule=DATABASE),
     Case(name="four workers at the same moment: one starts, three are duplicates",
          probe="runs_table.race", args=(4,), weight=1, timeout=10,
-         shows="4 threads call acquire_run for the same new run at once", rule=DATABASE),
+         shows=("4 triggers, each in a process of its own, call acquire_run for the same new "
+                "run at once"), rule=DATABASE),
 ]

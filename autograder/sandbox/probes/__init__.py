@@ -96,12 +96,21 @@ def describe_error(error: BaseException) -> dict:
     }
 
 
-def run_probe(namespace: dict, name: str, target: str | None, args: list, kwargs: dict) -> dict:
-    """Run one probe and return its outcome: {"value": plain} or an error description."""
+def run_probe(namespace: dict, name: str, target: str | None, args: list, kwargs: dict,
+              check: Callable[[], str | None] | None = None) -> dict:
+    """Run one probe and return its outcome: {"value": plain} or an error description.
+
+    `check` (the case server's) puts back what the code under test rebound and says what,
+    after the probe and before its observation is turned into plain data: a stand-in that
+    puts itself back when first called (the plain-data codec's, a builtin's) is caught while
+    it still stands in, and the outcome is then {"tampered": what}."""
     function = PROBES[name]
     real_args = [plain.from_plain(a) for a in args]
     real_kwargs = {k: plain.from_plain(v) for k, v in kwargs.items()}
     if target is not None:
         real_args.insert(0, target)
     result = function(namespace, *real_args, **real_kwargs)
+    changed = check() if check is not None else None
+    if changed:
+        return {"tampered": changed}
     return {"value": plain.to_plain(result)}

@@ -253,19 +253,43 @@ class _Race:
     def __init__(self, racers: int) -> None:
         self.racers = racers
         self.watches: dict[int, list[_FirstStatement]] = {}  # by thread
+        self.unwatched: str | None = None  # why a racer's statements went unseen, if they did
 
     def connection(self, db: sqlite3.Connection) -> sqlite3.Connection:
         return watch_statements(db, self)
 
-    def finished(self) -> None:
+    def finished(self, given: bool = False) -> str | None:
         """This thread's racer has returned: one that never ran a second statement has
-        arrived too (so no one waits for it), without waiting for anyone."""
+        arrived too (so no one waits for it), without waiting for anyone. Returns why the race
+        could not watch this racer (it turned off the trace callback, or, with `given` (the
+        probe gave it its connection), ran no statement on that connection), or None; the
+        same text stays in `unwatched`."""
+        why = None
         for watch in self.watches.get(threading.get_ident(), ()):
             watch.arrive(wait=False)
+            why = why or watch.unwatched(given)
+        if why is not None:
+            self.unwatched = why
+        return why
 
     @staticmethod
     def reads(sql: object) -> bool:
         return isinstance(sql, str) and sql.lstrip().upper().startswith(("SELECT", "WITH"))
+
+    @staticmethod
+    def neutral(sql: object) -> bool:
+        """A statement that neither reads nor writes the tables and takes no lock another racer
+        waits for (a deferred BEGIN, a PRAGMA, a SAVEPOINT, CREATE ... IF NOT EXISTS): the
+        racer's first statement is the first one that is not neutral."""
+        if not isinstance(sql, str):
+            return False
+        words = sql.upper().split()
+        if not words:
+            return True
+        if words[0] == "BEGIN":
+            return not {"IMMEDIATE", "EXCLUSIVE"} & set(words[1:2])
+        return words[0] in ("PRAGMA", "SAVEPOINT") or (
+            words[0] == "CREATE" and "IF NOT EXISTS" in " ".join(words[:8]))
 
     def first_statement(self, sql: object, wait: bool = True) -> None:
         raise NotImplementedError
@@ -474,13 +498,18 @@ class _FirstStatement:
     the first one has run once the second starts: the racer then arrives (and waits, when its
     first statement only read), or when it returns having run fewer."""
 
-    def __init__(self, race: _Race) -> None:
+    def __init__(self, race: _Race, db: sqlite3.Connection) -> None:
         self.race = race
+        self.db = db
         self.first: object = None
-        self.count = 0
+        self.count = 0  # statements from the first one that is not neutral (_Race.neutral)
+        self.seen = 0  # every statement
         self.arrived = False
 
     def __call__(self, sql: object) -> None:
+        self.seen += 1
+        if self.arrived or (self.count == 0 and self.race.neutral(sql)):
+            return
         self.count += 1
         if self.count == 1:
             self.first = sql
@@ -492,10 +521,29 @@ class _FirstStatement:
             self.arrived = True
             self.race.first_statement(self.first, wait=wait)
 
+    def unwatched(self, given: bool) -> str | None:
+        """After the racer returned: why its statements could not be watched, or None. A
+        statement of the probe's own must reach the callback (code that turned it off, or
+        put its own in place, is not raced); and with `given`, the racer must have read or
+        written the tables through the connection it was given (one that did so through
+        another connection is not raced)."""
+        before = self.seen
+        try:
+            self.db.execute("SELECT 1").fetchall()
+        except Exception:  # noqa: S110 (closed by the code: what it ran before was watched)
+            pass
+        else:
+            if self.seen == before:
+                return ("turned off the trace callback through which the hidden test watches "
+                        "its statements")
+        if given and self.count == 0:
+            return "read and wrote nothing through the connection it was given"
+        return None
+
 
 def watch_statements(db, race: _Race):
     """`db` with `race` watching its statements (through SQLite's trace callback)."""
-    watch = _FirstStatement(race)
+    watch = _FirstStatement(race, db)
     try:
         db.set_trace_callback(watch)
     except Exception:  # noqa: S110 (not a connection: the probe observes what the code does)

@@ -139,13 +139,18 @@ def runs_race(namespace: dict, workers: int) -> dict:
         def attempt(index: int, pids: tuple) -> str:
             race.index, race.pids = index, pids
             db = patient(connect(folder / "runs.db"))
+            why = None
             try:
-                claim = acquire_run(race.connection(db), "k", BASE, 300.0, f"worker-{index + 1}")
-                return str(claim.get("action") if type(claim) is dict else "not a dict")
-            except Exception as error:
-                return f"raised {type(error).__name__}"
+                try:
+                    claim = acquire_run(race.connection(db), "k", BASE, 300.0,
+                                        f"worker-{index + 1}")
+                    answer = str(claim.get("action") if type(claim) is dict else "not a dict")
+                except Exception as error:
+                    answer = f"raised {type(error).__name__}"
+                finally:
+                    why = race.finished(given=True)
+                return why or answer
             finally:
-                race.finished()
                 db.close()
 
         try:

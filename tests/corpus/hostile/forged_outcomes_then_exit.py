@@ -1,9 +1,13 @@
-# threat: an untouched parse_cron_field, plus a cell of its own that finds the hidden cases in the
-# worker's memory, computes the right answer to each with a correct parse_cron_field of its own,
-# writes those outcomes in the worker's format to every file descriptor, and then ends its
-# process at once, so that no real hidden test ever runs to contradict them.
+# threat: honest answers, plus a cell of its own that finds the hidden cases in the worker's
+# memory (through the collector, or the text of the cases in the locals of a calling frame),
+# computes the right answer to each with a correct parse_cron_field of its own, writes those
+# outcomes in the worker's format to every file descriptor, and then ends its process at once,
+# so that no real hidden test ever runs to contradict them. The collector and the call stack are
+# out of reach while grading: the cell stops at gc.get_objects (refused and flagged), and the
+# real tests run. (The relay's refusal of outcomes sent before the tests begin is checked with a
+# case whose id is known: tests/test_sandbox.py.)
 # notebook: 01_parse_cron_field
-# max-points: 0
+# max-points: as its answers alone
 # %% new
 import gc
 import json

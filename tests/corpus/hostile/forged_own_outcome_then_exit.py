@@ -1,6 +1,7 @@
 # threat: a parse_cron_field that, in each hidden test, finds that test's id in the frames that
 # called it, writes a correct outcome for it in the worker's format to every file descriptor,
-# and ends the test's process before the grader can check what it returned or rebound.
+# and ends the test's process before the grader can check what it returned or rebound. The call
+# stack is out of reach while grading: its sys._getframe raises ValueError, so every call fails.
 # notebook: 01_parse_cron_field
 # max-points: 0
 # %% answer_parse_cron_field

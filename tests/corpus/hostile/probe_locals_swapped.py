@@ -1,9 +1,10 @@
 # threat: append_if_new that appends a copy of the entry (so later changes to the caller's entry
 # are not seen), and then finds the probe's list of the entries it passed (walking up the
 # frames; gc.get_referrers finds it too) and swaps the copy in, so that the ledger's objects
-# look like the very ones passed in.
+# look like the very ones passed in. The call stack is out of reach while grading: its
+# sys._getframe raises ValueError, so every call fails.
 # notebook: 06_append_if_new
-# max-points: as its answers alone
+# max-points: 0
 # %% answer_append_if_new
 import sys
 
