@@ -419,8 +419,14 @@ def discover(submitted: Path, out: Path | None = None,
     candidates: dict[tuple[str, Exercise], list[_Candidate]] = {}
 
     entries = [entry for entry in sorted(submitted.iterdir())
-               if entry.name not in IGNORED and not entry.name.startswith(".")
-               and not (skip and os.path.realpath(entry) == skip)]
+               if entry.name not in IGNORED and not (skip and os.path.realpath(entry) == skip)]
+    for entry in [entry for entry in entries if entry.name.startswith(".")]:
+        entries.remove(entry)
+        if entry.is_dir():  # a hidden file (.gitignore) is nobody's work
+            skipped.append(Skipped("", "", "", f"{readable_name(entry.name)}/",
+                                   "a hidden folder (its name starts with '.'), not read as a "
+                                   "student's; nothing in it was graded: rename it without "
+                                   "the '.' to grade it"))
     names = student_names([entry.name for entry in entries])
     for entry in entries:
         name = entry.name

@@ -80,6 +80,7 @@ def build_class(submitted: Path) -> None:
           fixtures.honest_submission(BACKOFF))
     write(submitted, "flat/01_parse_cron_field.ipynb", honest)
     write(submitted, "instructions.ipynb", stub)  # the instructor's stray file
+    write(submitted, ".late/schedules/01_parse_cron_field.ipynb", honest)
     write(submitted, "zoe/schedules/notebooks/schedules/01_parse_cron_field.ipynb", honest)
     write(submitted, "exports/schedules/01_parse_cron_field.py", "def parse_cron_field(): ...\n")
     write(submitted, "exports/schedules/01_parse_cron_field.html", "<html></html>\n")
@@ -146,7 +147,9 @@ def not_graded(out: Path, student: str) -> list[dict[str, str]]:
     ("exports", "exports/schedules/01_parse_cron_field.html", "HTML export"),
     ("empty", "", "is empty"),
     ("", "instructions.ipynb", "not a student's folder"),
-], ids=["flat", "extra-level", "py-export", "html-export", "empty-folder", "top-level-file"])
+    ("", ".late/", "a hidden folder"),
+], ids=["flat", "extra-level", "py-export", "html-export", "empty-folder", "top-level-file",
+        "hidden-folder"])
 def test_nothing_is_silently_skipped(graded, student, where, reason):
     _, out, done = graded
     listed = [r for r in not_graded(out, student) if r["file"] == where]
@@ -282,6 +285,21 @@ def test_a_class_of_200_is_found_without_reading_any_notebook(tmp_path, monkeypa
     assert not read, f"discovery read {len(read)} notebooks, for example {read[:3]}"
     assert len(found.submissions) == 200 * len(EXERCISES) and not found.skipped
     assert found.assignments == ("schedules", "resilience", "capstone")
+
+
+@pytest.mark.fast
+def test_a_hidden_student_folder_is_listed_as_not_graded(tmp_path):
+    from autograder import discovery
+
+    submitted = tmp_path / "submitted"
+    for student in ("ada", ".bo"):
+        write(submitted, f"{student}/schedules/01_parse_cron_field.ipynb", "{}")
+    write(submitted, ".ipynb_checkpoints/01_parse_cron_field-checkpoint.ipynb", "{}")
+    write(submitted, ".gitignore", "*\n")
+    found = discovery.discover(submitted)
+    assert [s.student for s in found.submissions] == ["ada"]
+    assert [(s.file, s.reason.split(";")[0]) for s in found.skipped] == [
+        (".bo/", "a hidden folder (its name starts with '.'), not read as a student's")]
 
 
 # -- deadlines ---------------------------------------------------------------------------
