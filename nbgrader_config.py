@@ -16,7 +16,9 @@ c.CourseDirectory.db_url = "sqlite:///gradebook.db"
 
 # Students are created on first autograde; the roster can also be imported with `nbgrader db`.
 c.Autograde.create_student = True
-# A notebook's cells may run for at most this many seconds each under nbgrader.
+# Seconds each cell may run in the commands that run a notebook in a kernel: `nbgrader validate`
+# (the Validate button). `nbgrader autograde` runs no kernel (see below): its limits are the
+# rubric's, or c.SandboxedGrading.time_limit and memory_limit.
 c.ExecutePreprocessor.timeout = 120
 
 # --- Formgrader from an unactivated venv (issue 15) ---------------------------------------------
@@ -36,8 +38,9 @@ if os.path.exists(os.path.join(_nbgrader_bin, "alembic")) and _nbgrader_bin not 
 # `python -m autograder grade-batch`: no student code runs in a kernel next to the hidden
 # tests. The steps are in autograder/nbgrader_autograde.py; Execute is replaced by
 # SandboxedGrading, OverwriteCells by SanitizeCells (no checksum warning for untouched grade
-# cells), AssignLatePenalties by LatePenalties (due dates below), and the exporter keeps a
-# notebook nbgrader cannot read from failing the student's whole submission.
+# cells), AssignLatePenalties by LatePenalties (due dates below); PrintableIds removes a
+# grade_id with terminal escapes before nbgrader prints it, and the exporter keeps a notebook
+# nbgrader cannot read (or that is no regular file) from failing the student's whole submission.
 import sys  # noqa: E402
 
 if os.path.isdir(os.path.join(c.CourseDirectory.root, "autograder")) and \
@@ -57,6 +60,7 @@ from nbgrader.preprocessors import (  # noqa: E402
 from autograder.nbgrader_autograde import (  # noqa: E402
     CheckMetadata,
     LatePenalties,
+    PrintableIds,
     SandboxedExporter,
     SandboxedGrading,
     SanitizeCells,
@@ -69,13 +73,15 @@ c.HTMLExporter.sanitize_html = True
 c.HTMLExporter.preprocessors = ["autograder.nbgrader_autograde.InertMarkdown"]
 c.HTMLExporter.filters = {"markdown2html": "autograder.nbgrader_autograde.markdown2html"}
 
-# Submissions are read as grade-batch reads them: no folder that is a link, no student id with
-# glob characters, only regular files copied beside the notebooks, a timestamp.txt of its own.
+# Submissions are read as grade-batch reads them: no folder that is a link, only regular files
+# copied beside the notebooks, a timestamp.txt of its own; hidden student folders are named in
+# the log. A student id with glob characters, control characters, HTML's < > " ' & or a name
+# that is not UTF-8 is not graded (nbgrader would mishandle it, or Formgrader show it as markup).
 guard_submissions()
 
 c.Autograde.exporter_class = SandboxedExporter
 c.Autograde.sanitize_preprocessors = [
-    ClearOutput, DeduplicateIds, OverwriteKernelspec, SanitizeCells, CheckMetadata]
+    PrintableIds, ClearOutput, DeduplicateIds, OverwriteKernelspec, SanitizeCells, CheckMetadata]
 c.Autograde.autograde_preprocessors = [
     SandboxedGrading, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
     LatePenalties, CheckMetadata]
@@ -87,5 +93,8 @@ c.Autograde.autograde_preprocessors = [
 # Penalty: nbgrader's late-submission plugin; this one takes 10% of the score per started day.
 c.AssignLatePenalties.plugin_class = "autograder.nbgrader_autograde.PercentPerDayLate"
 c.PercentPerDayLate.percent_per_day = 10
+# `nbgrader export` writes grades.csv with every field quoted and no cell a spreadsheet runs as a
+# formula (nbgrader's own plugin writes student ids raw); for Canvas:
 # `nbgrader export --exporter=autograder.nbgrader_export.CanvasExportPlugin --to canvas.csv`
+c.ExportApp.plugin_class = "autograder.nbgrader_export.CsvExportPlugin"
 # --- end of sandboxed autograde -------------------------------------------------------------

@@ -11,6 +11,8 @@ replacements that make nbgrader's gradebook carry the scores of `python -m autog
   grade cell's points where nbgrader's `SaveAutoGrades` reads them, the partial-credit value of
   the cell, after a short report of what failed. No student code runs in nbgrader's process or
   in a kernel. The grade cells keep the text students were given (no hidden-test code).
+- `PrintableIds` comes first in the sanitize chain: nbgrader metadata whose `grade_id` holds
+  a control character (a terminal escape) is removed before nbgrader prints the id.
 - `SanitizeCells` replaces nbgrader's `OverwriteCells`: a grade cell whose text is exactly the
   released one (nbgrader removed its hidden tests) is restored without the "checksum has
   changed" warning, so the warning is left for cells a student really changed.
@@ -22,9 +24,10 @@ replacements that make nbgrader's gradebook carry the scores of `python -m autog
   errors, with nbgrader's JSON schema compiled once instead of checked again for every cell
   (a sixth of `nbgrader autograde`'s own time went to checking the schema itself).
 - `SandboxedExporter` is the converter's exporter: a notebook nbgrader cannot read or sanitize
-  (not JSON, broken metadata) becomes an empty notebook, so its grade cells still get 0 points
-  and a reason and the student's other notebooks are kept, instead of nbgrader removing the
-  whole submission.
+  (not JSON, broken metadata) becomes an empty notebook, and so does one that is not a
+  regular file or is larger than grade-batch reads (checked before a byte of it is read), so
+  its grade cells still get 0 points and a reason and the student's other notebooks are kept,
+  instead of nbgrader removing the whole submission or waiting for ever on a named pipe.
 - `InertMarkdown`, a preprocessor of every HTMLExporter (the feedback pages, Formgrader's view
   of a submission): HTML a student writes in a Markdown or raw cell is shown as text, never
   run on the page (nbgrader's templates render Markdown without nbconvert's sanitizer); and
@@ -32,8 +35,11 @@ replacements that make nbgrader's gradebook carry the scores of `python -m autog
   (`javascript:` and the like, however it is spelled).
 - `guard_submissions`, called by `nbgrader_config.py`, makes nbgrader read a submission the
   way `grade-batch` does, where nbgrader has no setting for it: a student or assignment folder
-  that is a symbolic link (another student's work), or a student id with glob characters
-  (`ad[a]` matches `ada`'s files), fails that submission with one sentence; of the files
+  that is a symbolic link (another student's work) fails that submission with one sentence; a
+  student id nbgrader would mishandle (glob characters: `ad[a]` matches `ada`'s files; a line
+  break, which stops nbgrader's whole batch; a terminal escape; HTML that Formgrader shows
+  unescaped; a name that is not UTF-8) is not graded, with one sentence in the log, and
+  neither is a hidden folder (`.ada`), which nbgrader would pass over in silence; of the files
   beside the notebooks, only regular files of the student's own are copied into `autograded/`
   and `feedback/` (never what a link points to: a solution, the gradebook, `/dev/zero`); and
   `timestamp.txt` is read only as a small regular file.
@@ -41,6 +47,7 @@ replacements that make nbgrader's gradebook carry the scores of `python -m autog
 
 from __future__ import annotations
 
+import glob
 import html
 import math
 import os
@@ -57,7 +64,7 @@ import jinja2
 import jsonschema
 import nbformat
 from nbconvert.exporters import NotebookExporter
-from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+from nbconvert.filters.markdown_mistune import MISTUNE_V3, IPythonRenderer, MarkdownWithMath
 from nbconvert.preprocessors import Preprocessor
 from nbformat.notebooknode import NotebookNode
 from nbgrader import utils
@@ -82,6 +89,8 @@ from nbgrader.preprocessors import (
 from traitlets import Dict, Enum, Float, Integer, Unicode
 
 from . import escape, grading, isolation, processes
+from .discovery import IGNORED, is_utf8
+from .notebook import MAX_NOTEBOOK_BYTES
 from .results import ItemResult, NotebookResult
 from .rubric import exercise_for
 
@@ -275,6 +284,25 @@ class SandboxedGrading(NbGraderPreprocessor):
         return MetadataValidator().upgrade_cell_metadata(cell)
 
 
+class PrintableIds(NbGraderPreprocessor):
+    """The first step of the sanitize chain: a cell whose `grade_id` holds a control or format
+    character (a terminal escape, a line break) is not a cell of the course, whose ids are
+    plain words; its nbgrader metadata is removed before nbgrader's own steps print the id
+    raw in their warnings ("Cell '...' does not exist in the database")."""
+
+    def preprocess_cell(self, cell: NotebookNode, resources: dict,
+                        index: int) -> tuple[NotebookNode, dict]:
+        meta = cell.metadata.get("nbgrader")
+        grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+        if isinstance(grade_id, str) and any(
+                unicodedata.category(char) in escape.SHOWN_AS_ESCAPES for char in grade_id):
+            self.log.warning("Cell %d has the grade_id '%s', with a control or format "
+                             "character, which no cell of the course has; its nbgrader "
+                             "metadata was removed", index, escape.one_line(grade_id, 200))
+            del cell.metadata["nbgrader"]
+        return cell, resources
+
+
 class LatePenalties(AssignLatePenalties):
     """nbgrader's late penalties, with the due dates written in `nbgrader_config.py`."""
 
@@ -329,6 +357,20 @@ class SanitizeCells(OverwriteCells):
         return super().preprocess_cell(cell, resources, cell_index)
 
 
+def _check_notebook_file(filename: str) -> None:
+    """Refuse, before nbformat opens it, a submitted notebook that is not a regular file of at
+    most grade-batch's size limit: nbgrader would read whatever a link points to (a solution,
+    say) into autograded/, wait for ever on a named pipe, and read a sparse file whole."""
+    status = os.lstat(filename)
+    if stat.S_ISLNK(status.st_mode):
+        raise OSError("the submitted file is a symbolic link")
+    if not stat.S_ISREG(status.st_mode):
+        raise OSError("the submitted file is not a regular file (a folder, a named pipe or a "
+                      "device)")
+    if status.st_size > MAX_NOTEBOOK_BYTES:
+        raise OSError(f"the submitted file is larger than {MAX_NOTEBOOK_BYTES // 2**20} MiB")
+
+
 class SandboxedExporter(NotebookExporter):
     """The autograde converter's exporter: a notebook nbgrader cannot read or sanitize is
     replaced by an empty one, so that one notebook (not the student's whole submission) is
@@ -340,9 +382,8 @@ class SandboxedExporter(NotebookExporter):
         sanitizing = getattr(self.parent, "_sanitizing", False) and resources is not None \
             and "nbgrader" in resources
         try:
-            if sanitizing and os.path.islink(filename):
-                # nbgrader would read whatever it points to (a solution, say) into autograded/
-                raise OSError("the submitted file is a symbolic link")
+            if sanitizing:
+                _check_notebook_file(filename)
             return super().from_filename(filename, resources, **kw)
         except Exception as error:
             if not sanitizing:
@@ -395,7 +436,7 @@ class CheckMetadata(CheckCellMetadata):
         try:
             CompiledMetadataValidator().validate_nb(nb)
         except ValidationError:
-            self.log.error(traceback.format_exc())
+            self.log.error("%s", safe_text(traceback.format_exc(), 4000))  # holds cell text
             message = "Notebook failed to validate; the nbgrader metadata may be corrupted."
             self.log.error(message)
             raise ValidationError(message) from None
@@ -405,17 +446,66 @@ class CheckMetadata(CheckCellMetadata):
 # -- the submission's own files -------------------------------------------------------------
 
 GLOB_CHARACTERS = frozenset("*?[]")
+HTML_CHARACTERS = frozenset("<>\"'&")
 MAX_COPIED_BYTES = 50 * 2**20  # a file beside the notebooks that nbgrader copies, at most
 TIMESTAMP_BYTES = 1024
 
 
+def student_id_problem(student_id: str) -> str | None:
+    """Why nbgrader must not grade the student folder `student_id`, in one sentence, or None.
+
+    nbgrader takes the student id from the folder's name and uses it unescaped: as a pattern
+    (`ad[a]` matches `ada`'s files), in a regular expression that stops the whole batch at a
+    line break, in its log (terminal escapes reach the instructor's terminal) and in
+    Formgrader's pages (`<img src=x onerror=...>` runs on the instructor's Jupyter server)."""
+    if not is_utf8(student_id):
+        return (f"the student folder {os.fsencode(student_id)!r} is not named in UTF-8, which "
+                "nbgrader cannot handle; rename the folder to grade it")
+    shown = f"'{escape.one_line(student_id, 200)}'"
+    if any(unicodedata.category(char) in escape.SHOWN_AS_ESCAPES for char in student_id):
+        return (f"the student folder {shown} has a control or format character (a line break, "
+                "a terminal escape) in its name, which nbgrader cannot match or show safely; "
+                "rename the folder to grade it")
+    if HTML_CHARACTERS & set(student_id):
+        return (f"the student folder {shown} has a character that HTML reads as markup "
+                "(< > \" ' &) in its name, which Formgrader would show unescaped; rename the "
+                "folder to grade it")
+    if GLOB_CHARACTERS & set(student_id):
+        return (f"the student folder {shown} has a glob character (* ? [ ]) in its name, "
+                "which nbgrader reads as a pattern (it could match another student's files); "
+                "rename the folder to grade it")
+    return None
+
+
+def _refuse_student_ids(converter: BaseConverter) -> None:
+    """Leave out of nbgrader's list of submissions each one whose student id
+    `student_id_problem` refuses, with its sentence in the log; the others are graded."""
+    pattern = converter._format_source("(?P<assignment_id>.*)", "(?P<student_id>.*)",
+                                       escape=True)
+    for folder in sorted(converter.assignments):
+        match = re.fullmatch(pattern, folder, re.DOTALL)
+        problem = student_id_problem(match["student_id"]) if match else None
+        if problem:
+            converter.log.error("Not graded: %s", problem)
+            del converter.assignments[folder]
+
+
+def _report_hidden_folders(converter: BaseConverter) -> None:
+    """Name each hidden student folder (`.ada/`), which nbgrader's pattern passes over."""
+    if converter.coursedir.student_id != "*":
+        return
+    hidden = glob.glob(converter._format_source(converter.coursedir.assignment_id, ".*"))
+    for folder in sorted(hidden):
+        student = os.path.basename(os.path.dirname(os.path.normpath(folder)))
+        if student in IGNORED:
+            continue
+        converter.log.error(
+            "Not graded: the student folder '%s' starts with '.', and nbgrader passes over "
+            "hidden folders; rename the folder to grade it", escape.one_line(student, 200))
+
+
 def _check_submission(converter: BaseConverter, assignment_id: str, student_id: str) -> None:
     """Refuse, with one sentence, a submission folder that is not the student's own."""
-    if GLOB_CHARACTERS & set(student_id):
-        raise NbGraderException(
-            f"the student folder {safe_text(student_id, 200)!r} has a glob character "
-            "(* ? [ ]) in its name, which nbgrader reads as a pattern (it could match another "
-            "student's files); rename the folder to grade it")
     source = converter._format_source(assignment_id, student_id)
     for folder in (os.path.dirname(os.path.normpath(source)), source):
         if os.path.islink(folder):
@@ -448,6 +538,15 @@ def _copy_own_files(converter: BaseConverter, assignment_id: str, student_id: st
         shutil.copyfile(filename, path, follow_symlinks=False)
 
 
+def _guarded_init_notebooks(self: BaseConverter) -> None:
+    guarded = isinstance(self, (Autograde, GenerateFeedback))
+    if guarded:
+        _report_hidden_folders(self)
+    _nbgrader_init_notebooks(self)
+    if guarded:
+        _refuse_student_ids(self)
+
+
 def _guarded_init_assignment(self: BaseConverter, assignment_id: str, student_id: str) -> None:
     if isinstance(self, (Autograde, GenerateFeedback)):
         _check_submission(self, assignment_id, student_id)
@@ -472,11 +571,13 @@ def _guarded_timestamp(self: CourseDirectory, dest_path: str) -> Any:
 
 
 _nbgrader_init_assignment = BaseConverter.init_assignment
+_nbgrader_init_notebooks = BaseConverter.init_notebooks
 _nbgrader_timestamp = CourseDirectory.get_existing_timestamp
 
 
 def guard_submissions() -> None:
     """Install the checks above into nbgrader's converters (nbgrader_config.py calls this)."""
+    BaseConverter.init_notebooks = _guarded_init_notebooks  # type: ignore[method-assign]
     BaseConverter.init_assignment = _guarded_init_assignment  # type: ignore[method-assign]
     CourseDirectory.get_existing_timestamp = _guarded_timestamp  # type: ignore[method-assign]
 
@@ -505,14 +606,33 @@ def _inert_url(match: re.Match) -> str:
     return match.group(0)
 
 
+class _Renderer(IPythonRenderer):
+    """nbconvert's Markdown renderer, which shows an image whose attachment the cell does not
+    hold as its alt text, instead of failing the whole page (nbconvert raises InvalidNotebook:
+    one student's `![pic](attachment:missing.png)` stopped their feedback and Formgrader's view
+    of their notebook)."""
+
+    def image(self, text: str, url: str, title: str | None = None) -> str:
+        address = url if MISTUNE_V3 else text  # mistune 2 passed the address first
+        name = address[len("attachment:"):] if address.startswith("attachment:") else None
+        if name is None or name in self.attachments:
+            return super().image(text, url, title)
+        alt = html.unescape(TAG.sub("", text if MISTUNE_V3 else url)) or name
+        return html.escape(alt)
+
+
+TAG = re.compile(r"<[^>]*>")
+
+
 @jinja2.pass_context
 def markdown2html(context: Any, source: str) -> str:
     """HTMLExporter's Markdown filter (the same renderer and settings), with no address that
     runs code: nbconvert lets `[text](javascript:...)` through, and nbgrader's feedback and
-    Formgrader templates render Markdown without nbconvert's sanitizer. Installed for every
-    HTMLExporter by nbgrader_config.py (`c.HTMLExporter.filters`)."""
+    Formgrader templates render Markdown without nbconvert's sanitizer. An image whose
+    attachment is missing shows its alt text. Installed for every HTMLExporter by
+    nbgrader_config.py (`c.HTMLExporter.filters`)."""
     cell = context.get("cell", {})
-    renderer = IPythonRenderer(
+    renderer = _Renderer(
         escape=False, allow_harmful_protocols=False, attachments=cell.get("attachments", {}),
         path=context.get("resources", {}).get("metadata", {}).get("path", ""))
     return URL_ATTRIBUTE.sub(_inert_url, MarkdownWithMath(renderer=renderer).render(source))

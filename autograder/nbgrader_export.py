@@ -1,4 +1,12 @@
-"""`nbgrader export` to a gradebook CSV that Canvas imports (Grades -> Import).
+"""`nbgrader export` as CSV files that spreadsheets and Canvas read safely.
+
+`CsvExportPlugin` is nbgrader's own `grades.csv` (the same columns and rows), with every field
+quoted and no text cell that a spreadsheet runs as a formula; `nbgrader_config.py` makes it
+`nbgrader export`'s default (`c.ExportApp.plugin_class`). nbgrader's plugin writes each field
+raw: a student folder named `=HYPERLINK(...)` became a formula, and one named
+`ada,,,,0,0,0,50` a second row for `ada`.
+
+`CanvasExportPlugin` writes a gradebook CSV that Canvas imports (Grades -> Import):
 
     nbgrader export --exporter=autograder.nbgrader_export.CanvasExportPlugin --to canvas.csv
 
@@ -44,6 +52,53 @@ def spreadsheet_safe(text: object) -> str:
 
 def _points(value: float) -> str:
     return f"{round(float(value), 2):g}"
+
+
+# nbgrader's grades.csv columns, in its order.
+CSV_COLUMNS = ("assignment", "duedate", "timestamp", "student_id", "last_name", "first_name",
+               "email", "raw_score", "late_submission_penalty", "score", "max_score")
+
+
+def _number(value: object) -> str:
+    return "" if value is None else str(value)
+
+
+class CsvExportPlugin(ExportPlugin):
+    """nbgrader's `grades.csv`: one row per assignment and student (0 points when nothing was
+    submitted), every field quoted, text through `spreadsheet_safe`."""
+
+    def export(self, gradebook: Gradebook) -> None:
+        destination = Path(self.to or "grades.csv")
+        self.log.info("Exporting grades to %s", destination)
+        destination.write_text(self.table(gradebook), encoding="utf-8", newline="")
+
+    def table(self, gradebook: Gradebook) -> str:
+        assignments = {str(name) for name in self.assignment}
+        students = {str(name) for name in self.student}
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, quoting=csv.QUOTE_ALL, lineterminator="\n")
+        writer.writerow(CSV_COLUMNS)
+        for assignment in gradebook.assignments:
+            if assignments and assignment.name not in assignments:
+                continue
+            for student in gradebook.students:
+                if students and student.id not in students:
+                    continue
+                try:
+                    submission = gradebook.find_submission(assignment.name, student.id)
+                except MissingEntry:
+                    timestamp, raw, penalty, score = None, 0.0, 0.0, 0.0
+                else:
+                    timestamp, raw = submission.timestamp, submission.score
+                    penalty = submission.late_submission_penalty
+                    score = max(0.0, raw - penalty)
+                writer.writerow([
+                    spreadsheet_safe(assignment.name), _number(assignment.duedate),
+                    _number(timestamp), spreadsheet_safe(student.id),
+                    spreadsheet_safe(student.last_name), spreadsheet_safe(student.first_name),
+                    spreadsheet_safe(student.email), _number(raw), _number(penalty),
+                    _number(score), _number(assignment.max_score)])
+        return buffer.getvalue()
 
 
 class CanvasExportPlugin(ExportPlugin):

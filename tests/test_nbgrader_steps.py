@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import copy
+import csv
+import io
+import os
+import threading
+from types import SimpleNamespace
 
 import fixtures
 import nbformat
@@ -10,20 +15,28 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from nbgrader import utils
+from nbgrader.api import MissingEntry
 from nbgrader.nbgraderformat import MetadataValidator, ValidationError
+from traitlets.config import Configurable
 
 from autograder.nbgrader_autograde import (
+    UNREADABLE,
     CheckMetadata,
     CompiledMetadataValidator,
     PercentPerDayLate,
+    PrintableIds,
+    SandboxedExporter,
     SandboxedGrading,
     cell_report,
     graded_outputs,
+    markdown2html,
     released_source,
     safe_text,
+    student_id_problem,
 )
-from autograder.nbgrader_export import spreadsheet_safe
-from autograder.reference import nbgrader_meta, source_notebook
+from autograder.nbgrader_export import CsvExportPlugin, spreadsheet_safe
+from autograder.notebook import MAX_NOTEBOOK_BYTES
+from autograder.reference import REPOSITORY, nbgrader_meta, source_notebook
 from autograder.results import ItemResult, NotebookResult, TestResult
 from autograder.rubric import EXERCISES
 
@@ -192,3 +205,125 @@ def test_check_metadata_passes_the_course_s_notebooks_and_refuses_corrupted_meta
     graded.metadata["nbgrader"]["points"] = "all of them"
     with pytest.raises(ValidationError, match="metadata may be corrupted"):
         CheckMetadata().preprocess(notebook, {})
+
+
+# -- what a student controls that nbgrader would use unescaped -------------------------------
+
+@pytest.mark.fast
+@pytest.mark.parametrize("student, words", [
+    ("new\nline", "control or format character"),
+    ("esc\x1b[31mred", "control or format character"),
+    ("<img src=x onerror=alert(1)>", "HTML reads as markup"),
+    ("o'brien", "HTML reads as markup"),
+    ("ad[a]", "glob character"),
+    (os.fsdecode(b"zo\xeb"), "not named in UTF-8"),
+])
+def test_a_student_id_nbgrader_would_mishandle_is_refused_in_one_sentence(student, words):
+    problem = student_id_problem(student)
+    assert problem is not None and words in problem and problem.endswith("to grade it")
+    assert problem.isprintable() and problem.count(". ") == 0
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("student", ["ada", "Zoë Martin", "ada,,,,0,0,0,50", "=2+5", "-1"])
+def test_other_student_ids_are_graded(student):
+    assert student_id_problem(student) is None
+
+
+@pytest.mark.fast
+def test_a_grade_id_with_terminal_escapes_loses_its_nbgrader_metadata_before_nbgrader_logs_it(
+        caplog):
+    escaped = _grade_cell("\x1b[2J\x1b[31mFAKE: all students 0 points\x1b[0m", "x = 1")
+    kept = _grade_cell("test_parse_cron_field", "# Hidden tests")
+    notebook = nbformat.v4.new_notebook(cells=[escaped, kept])
+    step = PrintableIds()
+    with caplog.at_level("WARNING"):
+        notebook, _ = step.preprocess(notebook, {})
+    assert "nbgrader" not in notebook.cells[0].metadata
+    assert notebook.cells[1].metadata["nbgrader"]["grade_id"] == "test_parse_cron_field"
+    assert "\\e[2J\\e[31mFAKE" in caplog.text and "\x1b" not in caplog.text
+
+
+class _Sanitizing(Configurable):
+    _sanitizing = True
+
+
+def _exported(path) -> tuple[nbformat.NotebookNode, str]:
+    exporter = SandboxedExporter(parent=_Sanitizing())
+    text, _ = exporter.from_filename(str(path), {"nbgrader": {}})
+    notebook = nbformat.reads(text, as_version=4)
+    return notebook, notebook.metadata.get(UNREADABLE, "")
+
+
+@pytest.mark.fast
+def test_a_submitted_notebook_larger_than_grade_batch_reads_is_not_read(tmp_path):
+    path = tmp_path / "01_parse_cron_field.ipynb"
+    with open(path, "wb") as handle:
+        handle.truncate(MAX_NOTEBOOK_BYTES + 1)  # sparse: nbformat would read it whole
+    notebook, why = _exported(path)
+    assert not notebook.cells and "larger than 20 MiB" in why
+
+
+@pytest.mark.fast
+def test_a_named_pipe_named_like_a_notebook_is_not_opened(tmp_path):
+    """A reader of a named pipe waits for a writer for ever; here a writer stands by, so that
+    opening it ends (with an empty notebook for a different reason) instead of hanging."""
+    path = tmp_path / "01_parse_cron_field.ipynb"
+    os.mkfifo(path)
+    writer = threading.Thread(target=lambda: open(path, "wb").close(), daemon=True)
+    writer.start()
+    try:
+        notebook, why = _exported(path)
+    finally:
+        os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))  # lets the writer's open end
+        writer.join(timeout=60)
+    assert not notebook.cells and "not a regular file" in why
+
+
+@pytest.mark.fast
+def test_an_image_whose_attachment_is_missing_shows_its_alt_text():
+    cell = {"cell_type": "markdown", "attachments": {}}
+    shown = markdown2html({"cell": cell, "resources": {}},
+                          "My chart: ![weekly <b>runs</b>](attachment:missing.png) **bold**")
+    assert "weekly runs" in shown and "<img" not in shown and "<strong>bold</strong>" in shown
+    present = {"cell_type": "markdown",
+               "attachments": {"here.png": {"image/png": "iVBORw0KGgo="}}}
+    shown = markdown2html({"cell": present, "resources": {}}, "![pic](attachment:here.png)")
+    assert 'src="data:image/png;base64,iVBORw0KGgo="' in shown
+
+
+# -- nbgrader export: grades.csv quoted and inert --------------------------------------------
+
+class _Book:
+    """The parts of nbgrader's Gradebook that an export plugin reads."""
+
+    def __init__(self, ids: list[str]) -> None:
+        self.assignments = [SimpleNamespace(name="schedules", duedate=None, max_score=60.0)]
+        self.students = [SimpleNamespace(id=i, last_name=None, first_name=None, email=None)
+                         for i in ids]
+
+    def find_submission(self, assignment: str, student: str) -> SimpleNamespace:
+        if student == "ada":
+            return SimpleNamespace(timestamp=None, score=50.0, late_submission_penalty=0.0)
+        raise MissingEntry()
+
+
+@pytest.mark.fast
+def test_nbgrader_s_grades_csv_quotes_every_field_and_runs_no_formula():
+    ids = ["ada", "=2+5", "@SUM(A1)", "-1", "ada,,,,0,0,0,50", '=HYPERLINK("x")', "\tbo"]
+    text = CsvExportPlugin().table(_Book(ids))
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0][3] == "student_id" and all(len(row) == 11 for row in rows)
+    assert [row[3] for row in rows[1:]] == [
+        "ada", "'=2+5", "'@SUM(A1)", "'-1", "ada,,,,0,0,0,50", "'=HYPERLINK(\"x\")", " bo"]
+    assert [row[9] for row in rows[1:] if row[3] == "ada"] == ["50.0"], "one row for ada"
+    assert all(line.startswith('"') and line.endswith('"') for line in text.splitlines())
+
+
+@pytest.mark.fast
+def test_the_course_s_configuration_makes_it_nbgrader_export_s_default():
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(REPOSITORY)).load_config()
+    assert config.ExportApp.plugin_class == "autograder.nbgrader_export.CsvExportPlugin"
+    assert config.Autograde.sanitize_preprocessors[0] is PrintableIds

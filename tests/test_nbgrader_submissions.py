@@ -11,8 +11,18 @@ so in a temporary course whose class holds:
 - leaky: a stub, with links beside it to the source notebook, a hidden suite, the gradebook
   and /dev/zero (each copied whole into `autograded/` and then into the student's feedback);
 
-ada and bo earn their points (bo on time), mallory and `ad[a]` are refused with a reason and
-earn nothing, and nothing a link points to reaches `autograded/` or `feedback/`.
+- students whose folder names nbgrader would mishandle: a line break (nbgrader stopped the
+  whole batch there), a terminal escape, HTML (Formgrader showed it as markup), a name that is
+  not UTF-8, and a hidden `.late` (passed over in silence); `zz`, honest, sorts after them;
+- pipe: 01 is a named pipe (nbgrader waited on it for ever);
+- ansi: honest, with an added grade cell whose grade_id is terminal escapes;
+- attach: honest, with an image whose attachment is missing (nbgrader's feedback failed);
+- `=2+5`, `@SUM(A1)` and `ada,,,,0,0,0,50`: stubs, whose ids nbgrader's export wrote raw;
+
+ada, bo, zz, ansi and attach earn their points (bo on time), mallory, `ad[a]` and the other
+names nbgrader would mishandle are refused with a reason and earn nothing, the pipe earns 0,
+nothing a link points to reaches `autograded/` or `feedback/`, and no terminal escape reaches
+the log.
 """
 
 from __future__ import annotations
@@ -50,6 +60,12 @@ LINKS_MARKDOWN = ("[Open my chart](javascript:fetch('/api/terminals',{method:'PO
                   "![pic](javascript:alert(4)) [docs](https://example.com/cron)\n\n"
                   "[r]: javascript:alert(document.cookie)")
 
+# Student folders whose names nbgrader would use unescaped.
+MISHANDLED = ("new\nline", "esc\x1b[31mred", "<img src=x onerror=alert(1)>",
+              os.fsdecode(b"zo\xeb"))
+ESCAPES = "\x1b[2J\x1b[31mFAKE: all students 0 points\x1b[0m"
+FORMULAS = ("=2+5", "@SUM(A1)", "ada,,,,0,0,0,50")
+
 pytestmark = pytest.mark.skipif(not isolation.bwrap_works(),
                                 reason="the sandbox (bubblewrap) is not available here")
 
@@ -67,8 +83,21 @@ def course(tmp_path_factory) -> Path:
     marked = copy.deepcopy(honest)
     marked.cells.insert(1, nbformat.v4.new_markdown_cell(f"My notes {MARKUP} **in bold**"))
     marked.cells.insert(2, nbformat.v4.new_markdown_cell(LINKS_MARKDOWN))
-    for student, made in (("ada", marked), ("bo", honest), ("ad[a]", stub), ("leaky", stub)):
+    escaped = copy.deepcopy(honest)
+    added = nbformat.v4.new_code_cell("x = 1")
+    added.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": False,
+                                  "points": 5, "grade_id": ESCAPES, "schema_version": 3}
+    escaped.cells.append(added)
+    attached = copy.deepcopy(honest)
+    attached.cells.insert(1, nbformat.v4.new_markdown_cell(
+        "My chart: ![weekly runs](attachment:missing.png)"))
+    for student, made in (("ada", marked), ("bo", honest), ("ad[a]", stub), ("leaky", stub),
+                          *((name, honest) for name in (*MISHANDLED, ".late", "zz")),
+                          ("ansi", escaped), ("attach", attached),
+                          *((name, stub) for name in FORMULAS)):
         fixtures.place(submitted, student, PARSE, made)
+    (submitted / "pipe" / "schedules").mkdir(parents=True)
+    os.mkfifo(submitted / "pipe" / "schedules" / f"{PARSE.notebook}.ipynb")
     os.symlink("/dev/zero", submitted / "bo" / "schedules" / "timestamp.txt")
     (submitted / "mallory").mkdir()
     os.symlink("../ada/schedules", submitted / "mallory" / "schedules")
@@ -77,6 +106,8 @@ def course(tmp_path_factory) -> Path:
     autograde = nbgrader(course, "autograde", "schedules", "--log-level=WARN")
     feedback = nbgrader(course, "generate_feedback", "schedules", "--log-level=WARN")
     assert feedback.returncode == 0, feedback.stderr[-3000:]
+    export = nbgrader(course, "export", "--log-level=WARN")
+    assert export.returncode == 0, export.stderr[-3000:]
     return course, autograde
 
 
@@ -85,7 +116,12 @@ def scores(course: Path) -> dict[str, float | None]:
 
     found: dict[str, float | None] = {}
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as book:
-        for student in ("ada", "bo", "mallory", "ad[a]", "leaky"):
+        known = {student.id for student in book.students}
+        for student in ("ada", "bo", "mallory", "ad[a]", "leaky", *MISHANDLED, ".late", "zz",
+                        "pipe", "ansi", "attach"):
+            if student not in known:  # a name that is not UTF-8 cannot even be looked up
+                found[student] = None
+                continue
             try:
                 found[student] = book.find_submission_notebook(
                     PARSE.notebook, "schedules", student).score
@@ -97,10 +133,65 @@ def scores(course: Path) -> dict[str, float | None]:
 def test_only_each_students_own_work_is_graded(course):
     course, autograde = course
     assert scores(course) == {"ada": 25.0, "bo": 25.0, "mallory": None, "ad[a]": None,
-                              "leaky": 0.0}, autograde.stderr[-3000:]
+                              "leaky": 0.0, **dict.fromkeys(MISHANDLED), ".late": None,
+                              "zz": 25.0, "pipe": 0.0, "ansi": 25.0, "attach": 25.0}, \
+        autograde.stderr[-3000:]
     assert "mallory/schedules is a symbolic link" in autograde.stderr
     assert "'ad[a]' has a glob character" in autograde.stderr
     assert not (course / "autograded" / "mallory").exists()
+
+
+def test_a_student_id_nbgrader_would_mishandle_is_refused_without_stopping_the_batch(course):
+    """A line break stopped nbgrader's whole batch; a terminal escape reached the terminal;
+    HTML in an id was shown as markup by Formgrader; a name that is not UTF-8 failed."""
+    course, autograde = course
+    for words in ("'new\\nline' has a control or format character",
+                  "'esc\\e[31mred' has a control or format character",
+                  "'<img src=x onerror=alert(1)>' has a character that HTML reads as markup",
+                  "b'zo\\xeb' is not named in UTF-8",
+                  "'.late' starts with '.', and nbgrader passes over hidden folders"):
+        assert f"Not graded: the student folder {words}" in autograde.stderr, \
+            autograde.stderr[-3000:]
+    assert "Could not match" not in autograde.stderr  # nbgrader's error that stopped the batch
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as book:
+        ids = {student.id for student in book.students}
+    assert not ids & {*MISHANDLED, ".late"} and "zz" in ids
+
+
+def test_no_terminal_escape_a_student_wrote_reaches_nbgrader_s_log(course):
+    course, autograde = course
+    assert "\x1b" not in autograde.stderr
+    assert "\\e[2J\\e[31mFAKE" in autograde.stderr  # named, with its escapes visible
+
+
+def test_a_named_pipe_named_like_a_notebook_earns_0_with_a_reason(course):
+    course, autograde = course
+    report = nbformat.read(course / "autograded" / "pipe" / "schedules"
+                           / f"{PARSE.notebook}.ipynb", as_version=4)
+    text = "".join(output.get("text", "") for cell in report.cells
+                   for output in cell.get("outputs", []))
+    assert "not a regular file" in text, text[:2000]
+
+
+def test_an_image_whose_attachment_is_missing_leaves_feedback_and_formgrader_working(course):
+    course, _ = course
+    page = (course / "feedback" / "attach" / "schedules" / f"{PARSE.notebook}.html")
+    for shown in (page.read_text(), formgrader_view(course, "attach")):
+        assert "My chart: weekly runs" in shown
+
+
+def test_nbgrader_export_quotes_every_field_and_runs_no_formula(course):
+    course, _ = course
+    text = (course / "grades.csv").read_text()
+    assert all(line.startswith('"') and line.endswith('"') for line in text.splitlines())
+    import csv
+
+    students = [row["student_id"] for row in csv.DictReader(text.splitlines())
+                if row["assignment"] == "schedules"]
+    assert {"'=2+5", "'@SUM(A1)", "ada,,,,0,0,0,50"} <= set(students)
+    assert students.count("ada") == 1 and not [s for s in students if s[:1] in "=+-@"]
 
 
 def test_nothing_a_link_points_to_is_copied_into_autograded_or_feedback(course):
@@ -138,10 +229,10 @@ def test_markdown_a_student_wrote_reaches_feedback_and_formgrader_as_inert_text(
         assert "https://example.com/cron" in addresses and "Open my chart" in shown
 
 
-def formgrader_view(course: Path) -> str:
+def formgrader_view(course: Path, student: str = "ada") -> str:
     done = subprocess.run(
-        [sys.executable, "-c", FORMGRADER_VIEW, str(course / "autograded" / "ada" / "schedules"
-                                                     / f"{PARSE.notebook}.ipynb")],
+        [sys.executable, "-c", FORMGRADER_VIEW, str(course / "autograded" / student
+                                                     / "schedules" / f"{PARSE.notebook}.ipynb")],
         cwd=course, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
