@@ -50,15 +50,38 @@ def test_the_textbook_loop_earns_full_points():
     assert fixtures.score_in_process(submission, EXERCISE) == FULL
 
 
-def test_a_constant_answer_earns_no_input_points():
-    """The input probe also observes which jobs came back, so `return []` gains nothing there."""
+def test_a_constant_answer_earns_no_valid_input_points():
+    """On a valid graph the input probe also observes which jobs came back, so `return []`
+    gains nothing there. On a graph it must reject only the input is observed, which
+    `return []` leaves alone; those cases are rejections, and the gate opens for it because
+    it answers every valid case and gets `run_order({})` right."""
     submission = fixtures.build_submission(
         EXERCISE, {"answer_run_order": "def run_order(tasks):\n    return []"})
     points = fixtures.score_in_process(submission, EXERCISE)["test_run_order"]
     total = sum(case.weight for case in suite.CASES)
     empty_right = sum(case.weight for case in suite.CASES
                       if case.probe == "call" and case.args == ({},))
-    assert points == pytest.approx(25 * empty_right / total, abs=0.01)
+    left_alone = sum(case.weight for case in suite.CASES
+                     if case.probe == "run_order.input_after_call" and case.rejection)
+    assert points == pytest.approx(25 * (empty_right + left_alone) / total, abs=0.01)
+
+
+def failed_cases(entry_name: str) -> list:
+    """The cases a corpus entry fails, graded in this process."""
+    entry = next(e for e in CORPUS if e.name == entry_name)
+    verdicts = fixtures.verdicts_in_process(fixtures.corpus_submission(entry), EXERCISE)
+    return [verdict.case for verdict in verdicts["test_run_order"] if not verdict.passed]
+
+
+@pytest.mark.parametrize(("entry_name", "rule"), [
+    ("no_cycle_detection", suite.CYCLE), ("cycle_runtime_error", suite.CYCLE),
+    ("unknown_dependency_ignored", suite.UNKNOWN),
+    ("unknown_dependency_key_error", suite.UNKNOWN)])
+def test_a_bug_in_rejecting_bad_graphs_costs_only_the_rejection_cases(entry_name, rule):
+    """The not-modified cases observe the input after the call, whatever the call did: a
+    function that returns instead of raising, or raises the wrong class, leaves it as it was."""
+    failed = failed_cases(entry_name)
+    assert failed and {case.rule for case in failed} == {rule}, [c.name for c in failed]
 
 
 def test_the_corpus_has_every_classic_bug():

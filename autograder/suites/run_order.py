@@ -64,9 +64,11 @@ def cycle(tasks: dict, name: str, weight: float = 1.0) -> Case:
 
 def untouched(tasks: dict, name: str, weight: float = 1.0, *, rule: str,
               rejection: bool = False) -> Case:
-    """The input after a call; `rejection` for a graph that run_order must reject."""
+    """The input after a call; `rejection` for a graph that run_order must reject, where only
+    the input is observed, whatever the call did (see the probe)."""
     shown = plain.show(plain.to_plain(tasks), 120)
-    return Case(name=name, probe="run_order.input_after_call", args=(tasks,), weight=weight,
+    return Case(name=name, probe="run_order.input_after_call",
+                args=(tasks, True) if rejection else (tasks,), weight=weight,
                 shows=f"tasks = {shown}; run_order(tasks); then tasks itself", rule=rule,
                 rejection=rejection)
 
