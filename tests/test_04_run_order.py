@@ -88,7 +88,8 @@ def test_the_corpus_has_every_classic_bug():
     names = {entry.name for entry in CORPUS}
     assert {"insertion_order", "alphabetically_last", "reversed_order", "no_cycle_detection",
             "cycle_runtime_error", "unknown_dependency_ignored", "unknown_dependency_key_error",
-            "mutates_input", "duplicate_counted_twice", "self_loop_ignored"} <= names
+            "mutates_input", "duplicate_counted_twice", "self_loop_ignored",
+            "dedupes_input_in_place", "case_insensitive"} <= names
 
 
 # --- the reference against networkx -------------------------------------------------------
