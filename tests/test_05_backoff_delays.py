@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from autograder import reference, scoring
 from autograder.notebook import extract
 from autograder.rubric import exercise_for
+from autograder.suites import backoff_delays as suite
 
 EXERCISE = exercise_for("05_backoff_delays")
 GRADE_ID = "test_backoff_delays"
@@ -60,7 +61,22 @@ def failed_cases(entry_name: str) -> list[str]:
 def test_seeding_the_module_level_generator_fails_only_the_state_check():
     # Its delays are right, so only the probe that watches random.getstate() catches it.
     assert failed_cases("global_random_seeded") == [
-        "the module-level random state is untouched (and the delays are right)"]
+        "the module-level random state is untouched by a call"]
+
+
+GENERATOR_CASES = {case.name for case in suite.CASES if case.probe != "call"}
+
+
+@pytest.mark.parametrize("entry_name", ["exponent_off_by_one", "no_cap", "cap_after_jitter",
+                                        "equal_jitter", "no_jitter", "rounded_to_milliseconds",
+                                        "exponent_clamped", "overflow"])
+def test_a_bug_in_the_delays_fails_none_of_the_generator_cases(entry_name):
+    """The generator's cases compare the submission's own calls with each other (and watch the
+    module-level state), never with the reference's delays: a wrong formula costs only the
+    cases about the formula."""
+    assert len(GENERATOR_CASES) == 3
+    failed = failed_cases(entry_name)
+    assert failed and not GENERATOR_CASES & set(failed), failed
 
 
 def test_a_generator_made_once_fails_the_same_seed_check():

@@ -44,7 +44,7 @@ CASES = [
            "a tiny base and a huge cap: the ceiling keeps doubling past 2 ** 1024", weight=1,
            rule=MANY),
     # the generator: seeded inside the call, the module-level one left alone
-    Case(name="the module-level random state is untouched (and the delays are right)",
+    Case(name="the module-level random state is untouched by a call",
          probe="backoff_delays.global_state_untouched", args=(6, 0.5, 8.0, 3, 99), weight=3,
          shows="random.seed(99); backoff_delays(6, 0.5, 8.0, 3); "
                "random.getstate() compared before and after", rule=GLOBAL),
