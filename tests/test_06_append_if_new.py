@@ -10,6 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from fixtures import (
+    build_submission,
     corpus_submission,
     read_corpus,
 )
@@ -57,6 +58,31 @@ def test_every_case_that_checks_return_values_catches_a_fake_bool(name):
         checks_returns = verdict.case.probe == "append_if_new.many" or (
             verdict.case.probe == "append_if_new.calls" and "returned" in verdict.case.args[2])
         assert verdict.passed is not checks_returns, verdict.case.name
+
+
+MISSING_KEY = [case for case in cases_for(ITEM) if case.probe == "append_if_new.missing_key"]
+
+
+def test_an_answer_built_on_a_new_list_keeps_the_missing_key_cases():
+    """builds_new_list raises ValueError for an entry without the key as it should: the
+    missing-key cases observe only that, not what happened to the ledger before."""
+    entry = next(entry for entry in ENTRIES if entry.name == "builds_new_list")
+    failed = {v.case.name for v in verdicts_for(corpus_submission(entry)) if not v.passed}
+    assert len(MISSING_KEY) >= 4
+    assert failed and not failed & {case.name for case in MISSING_KEY}
+
+
+def test_an_answer_that_only_rejects_a_missing_key_earns_nothing():
+    """The missing-key cases are rejections: they earn only next to correct work."""
+    assert all(case.rejection for case in MISSING_KEY)
+    only_rejects = ("def append_if_new(ledger, entry, key='id'):\n"
+                    "    if key not in entry:\n"
+                    "        raise ValueError(f'no {key}')\n"
+                    "    return True\n")
+    notebook = build_submission(EXERCISE, {"answer_append_if_new": only_rejects})
+    verdicts = verdicts_for(notebook)
+    assert sum(v.points for v in verdicts) == 0
+    assert all(v.gated for v in verdicts if v.case in MISSING_KEY)
 
 
 def test_cases_give_the_same_outcomes_after_a_json_round_trip():

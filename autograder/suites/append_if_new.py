@@ -65,12 +65,13 @@ def missing_key(name: str, ledger: list[dict], good: dict, bad: dict, *, key: st
                 how: str | None = None, weight: float = 1.0, rule: str,
                 names_key: bool = False) -> Case:
     """Append `good`, then an entry without the key, which must raise ValueError (whose message
-    must name the key, with `names_key`)."""
+    must name the key, with `names_key`). Only the second call is observed, and the case is a
+    rejection: it earns its points only next to correct work (scoring.REJECTION_GATE)."""
     how = how or ("default" if key is None else "keyword")
     shown = "; ".join(_call_text(_step(entry, key, how), []) for entry in (good, bad))
     return Case(name=name, probe=f"{F}.missing_key", args=(ledger, good, bad, key, how),
                 kwargs={"names_key": True} if names_key else {}, weight=weight,
-                shows=f"ledger = {_text(ledger)}; {shown}", rule=rule)
+                shows=f"ledger = {_text(ledger)}; {shown}", rule=rule, rejection=True)
 
 
 def many(name: str, size: int, deliveries: int, seed: int, weight: float = 1.0, *,
