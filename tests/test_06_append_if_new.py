@@ -38,7 +38,8 @@ def append_if_new():
 def test_corpus_covers_the_pitfalls_the_notebook_names():
     names = {entry.name for entry in ENTRIES}
     for pitfall in ["replaces_existing", "returns_int", "returns_none_for_duplicate",
-                    "builds_new_list", "compares_whole_dicts", "ignores_key"]:
+                    "builds_new_list", "compares_whole_dicts", "ignores_key",
+                    "missing_key_checked_late"]:
         assert pitfall in names
 
 

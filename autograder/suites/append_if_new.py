@@ -184,6 +184,9 @@ CASES = [
                 [{"id": 1, "run_id": "a"}], {"id": 2, "run_id": "b"}, {"id": 3}, key="run_id",
                 weight=1.5, rule=MISSING),
     missing_key("an empty entry raises ValueError", [], R1, {}, weight=1, rule=MISSING),
+    missing_key("an entry without the key raises ValueError even when the ledger holds an entry "
+                "whose id is None", [{"id": None, "qty": 3}], R1, {"qty": 5}, weight=1,
+                rule=MISSING),
     returns("1, 1.0 and True are one identifier, compared with ==", [],
             [{"id": 1}, {"id": 1.0}, {"id": True}, {"id": "1"}], weight=1.5, rule=EQUAL),
     missing_key("the ValueError for an entry without the key names the key",
