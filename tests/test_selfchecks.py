@@ -71,7 +71,20 @@ def test_the_reference_answers_pass_every_selfcheck(exercise):
     assert failed == {item: {} for item in items}
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: f"{e.path.parent.name}/{e.name}")
+def _with_pending_selfchecks(entries: list[fixtures.CorpusEntry]) -> list:
+    """The entries, an entry whose `# selfcheck-pending:` header says which self-check its
+    notebook still lacks marked as a strict xfail: a bug the hidden suite already catches, but
+    the student copy does not yet (notebooks are changed in solutions/, by their own commit).
+    Once the self-check is there the xfail passes, fails strictly, and the header goes."""
+    return [pytest.param(entry, id=f"{entry.path.parent.name}/{entry.name}",
+                         marks=[pytest.mark.xfail(strict=True, reason="no self-check of the "
+                                                  "notebook catches it yet: "
+                                                  + entry.header["selfcheck-pending"])]
+                         if "selfcheck-pending" in entry.header else [])
+            for entry in entries]
+
+
+@pytest.mark.parametrize("entry", _with_pending_selfchecks(ENTRIES))
 def test_each_classic_bug_fails_a_selfcheck_of_its_item(entry):
     items = [name.strip() for name in entry.header["loses"].split(",")]
     failed = failed_selfchecks(fixtures.corpus_submission(entry), entry.exercise, items)
