@@ -2,7 +2,6 @@
 # order, where every capital letter comes before every lower-case one ("Prices" < "audit").
 # notebook: 04_run_order
 # loses: test_run_order
-# selfcheck-pending: a self-check with a capital letter in a job name, such as run_order({"b": [], "C": []}) == ["C", "b"]
 # %% answer_run_order
 import heapq
 

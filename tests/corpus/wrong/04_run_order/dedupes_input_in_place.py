@@ -2,7 +2,6 @@
 # with a repeated dependency is changed (the input must not be modified).
 # notebook: 04_run_order
 # loses: test_run_order
-# selfcheck-pending: a self-check that calls run_order on a table with a dependency listed twice and compares the table afterwards
 # %% answer_run_order
 import heapq
 

@@ -3,7 +3,6 @@
 # identifier is None (returns False instead of raising ValueError).
 # notebook: 06_append_if_new
 # loses: test_append_if_new
-# selfcheck-pending: a self-check that passes an entry without the key to a ledger holding an entry whose id is None
 # %% answer_append_if_new
 def append_if_new(ledger, entry, key="id"):
     identifier = entry.get(key)
