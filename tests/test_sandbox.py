@@ -591,6 +591,57 @@ def test_an_outcome_forged_before_the_tests_begin_fails_that_test(mode):
                if event.get("event") == "flag"), run.events
 
 
+SIGNAL_FRAME = """
+import signal
+
+
+def frame_seen(_):
+    seen = []
+    signal.signal(signal.SIGUSR1, lambda signum, frame: seen.append(frame))
+    signal.raise_signal(signal.SIGUSR1)
+    return [len(seen), seen[0] is None]
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_a_signal_handler_of_the_notebooks_is_called_without_the_frame(mode):
+    """Python hands a signal handler the frame that was running when the signal came, which
+    may be a probe's (and f_back leads to its callers): a notebook's handler still runs, with
+    None for the frame."""
+    run = _one_cell_one_case(mode, SIGNAL_FRAME, "frame_seen")
+    assert [event["outcome"] for event in run.events if event.get("event") == "case"] == [
+        {"value": [1, True]}]
+
+
+LEFT_RUNNING = """
+import os
+import time
+
+HELPER = os.fork()
+if HELPER == 0:  # a helper that would compute for the graded function, outside its CPU count
+    os.setsid()
+    time.sleep(60)
+    os._exit(0)
+
+
+def helper_alive(_):
+    try:
+        with open(f"/proc/{HELPER}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_processes_the_cells_left_running_are_ended_before_the_tests(mode):
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("no /proc on this system")
+    run = _one_cell_one_case(mode, LEFT_RUNNING, "helper_alive")
+    assert [event["outcome"] for event in run.events if event.get("event") == "case"] == [
+        {"value": False}]
+
+
 COLLECTOR = """
 import gc, weakref
 IN_CELLS = gc.isenabled()

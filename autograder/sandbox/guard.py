@@ -52,7 +52,10 @@ _FREE = {"sys": None, "builtins": {"_"}, "__main__": None}
 FORBIDDEN_IMPORTS = frozenset({"ctypes", "_ctypes", "_testcapi", "_testinternalcapi",
                                "_testbuffer", "_testmultiphase", "_xxsubinterpreters",
                                "_xxtestfuzz", "_testimportmultiple", "_testsinglephase",
-                               "_posixsubprocess_unsafe", "cffi", "_cffi_backend"})
+                               "_posixsubprocess_unsafe", "cffi", "_cffi_backend",
+                               # loaded before any notebook code; a fresh copy, imported after
+                               # deleting it from sys.modules, would hold an unshielded signal()
+                               "_signal"})
 
 
 # The attributes through which code reaches a frame other than through sys._getframe (each read
@@ -314,10 +317,34 @@ def restore(saved: Snapshot, modules_table: dict = sys.modules, _missing: object
     return changed
 
 
-def install(saved: Snapshot, report: Callable[[str], None], also: tuple = ()) -> Callable:
+def shield_signal_handlers() -> Callable:
+    """Have every Python signal handler called with None for the frame: Python passes a
+    handler the frame that was running when the signal arrived, which may be a probe's, and
+    from it f_back and f_locals reach every caller's locals. Replaces `_signal.signal` (which
+    `signal.signal` calls) with a function that installs a callable handler behind a wrapper;
+    the original is held only in that function's defaults, which `install` keeps unreadable.
+    Call it before the snapshot."""
+    import _signal
+
+    def signal(signalnum: object, handler: Callable | int, _install: Callable = _signal.signal,
+               _callable: Callable = builtins.callable) -> object:
+        if _callable(handler):
+            def framed(signum: int, frame: object, _handler: Callable = handler) -> object:  # type: ignore[assignment]
+                return _handler(signum, None)
+
+            return _install(signalnum, framed)
+        return _install(signalnum, handler)
+
+    _signal.signal = signal  # type: ignore[assignment]
+    return signal
+
+
+def install(saved: Snapshot, report: Callable[[str], None], also: tuple = (),
+            hidden: tuple = ()) -> Callable:
     """Install the audit hook that guards `saved` and the functions in `also` (and itself);
-    `report(text)` hears every refusal."""
-    keep = [*also]
+    `report(text)` hears every refusal. The defaults of the functions in `hidden` cannot be
+    read (shield_signal_handlers)."""
+    keep = [*also, *hidden]
 
     def hook(event: str, args: tuple, _protected: frozenset = frozenset(), _keep: tuple = (),
              _report: Callable = report, _id: Callable = builtins.id,
@@ -327,7 +354,8 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = ()) ->
              _permission_error: type = PermissionError, _type: Callable = builtins.type,
              _bytes: type = builtins.bytes, _realpath: Callable = os.path.realpath,
              _fspath: Callable = os.fsdecode, _value_error: type = ValueError,
-             _frames: frozenset = STACK_FRAMES, _introspection: frozenset = INTROSPECTION) -> None:
+             _frames: frozenset = STACK_FRAMES, _introspection: frozenset = INTROSPECTION,
+             _hidden: frozenset = frozenset()) -> None:
         if event == "object.__setattr__" or event == "object.__delattr__":
             target, name = args[0], args[1]
             if _id(target) in _protected:
@@ -367,6 +395,9 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = ()) ->
         elif event == "object.__getattr__":
             if args[1] in _frames:  # a traceback's, generator's or coroutine's frame
                 raise _error("the grader keeps the call stack out of reach while grading")
+            if _id(args[0]) in _hidden:
+                _report(f"read {args[1]} of the grader's {_type(args[0]).__name__}")
+                raise _error(f"the grader refuses to read {args[1]} of its own functions")
         elif event in _introspection:
             _report(f"call {event}")
             raise _error(f"the grader refuses {event} while grading")
@@ -374,8 +405,10 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = ()) ->
     # Defaults are a tuple, which nobody can change in place; the hook guards itself too.
     keep.append(hook)
     # `hook` is defined with defaults above, so they are a tuple, never None.
-    hook.__defaults__ = (saved[5] | frozenset(map(id, keep)), tuple(keep),
-                         *(hook.__defaults__ or ())[2:])
+    defaults = list(hook.__defaults__ or ())
+    defaults[0], defaults[1] = saved[5] | frozenset(map(id, keep)), tuple(keep)
+    defaults[-1] = frozenset(map(id, hidden))
+    hook.__defaults__ = tuple(defaults)
     sys.addaudithook(hook)
     return hook
 

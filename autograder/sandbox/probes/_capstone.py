@@ -225,6 +225,12 @@ class World:
 
 # ------------------------------------------------------------------------- forcing the race
 
+# What a statement's first word is preceded by (_Race.kind): blanks, comments, parentheses.
+_SQL_SKIP = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?(?:\*/|$)|\()", re.DOTALL)
+_SQL_WRITES = frozenset({"INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER",
+                         "COMMIT", "END", "ROLLBACK", "RELEASE", "VACUUM", "REINDEX", "ANALYZE",
+                         "ATTACH", "DETACH"})
+
 # Seconds a racing connection that looked waits for the others to look, while this process
 # does not compute (a racer blocked on the code's own lock never looks); while the racers still
 # on their way compute, it waits on, as a Backstop decides (up to three times as long).
@@ -273,23 +279,33 @@ class _Race:
         return why
 
     @staticmethod
-    def reads(sql: object) -> bool:
-        return isinstance(sql, str) and sql.lstrip().upper().startswith(("SELECT", "WITH"))
-
-    @staticmethod
-    def neutral(sql: object) -> bool:
-        """A statement that neither reads nor writes the tables and takes no lock another racer
-        waits for (a deferred BEGIN, a PRAGMA, a SAVEPOINT, CREATE ... IF NOT EXISTS): the
-        racer's first statement is the first one that is not neutral."""
+    def kind(sql: object) -> str:
+        """What a statement does to the race, by its first word (after comments and opening
+        parentheses): "write" (INSERT, UPDATE, DELETE, REPLACE, BEGIN IMMEDIATE or EXCLUSIVE,
+        COMMIT, a CREATE without IF NOT EXISTS, ...), "neutral" (a deferred BEGIN, PRAGMA,
+        SAVEPOINT, CREATE ... IF NOT EXISTS: no table read or written, no lock another racer
+        waits for) or "read" (SELECT, WITH, VALUES and anything else)."""
         if not isinstance(sql, str):
-            return False
-        words = sql.upper().split()
+            return "read"
+        text = sql
+        while True:
+            skipped = _SQL_SKIP.match(text)
+            if skipped is None or not skipped.end():
+                break
+            text = text[skipped.end():]
+        words = text.upper().split(None, 8)[:8]
         if not words:
-            return True
-        if words[0] == "BEGIN":
-            return not {"IMMEDIATE", "EXCLUSIVE"} & set(words[1:2])
-        return words[0] in ("PRAGMA", "SAVEPOINT") or (
-            words[0] == "CREATE" and "IF NOT EXISTS" in " ".join(words[:8]))
+            return "neutral"
+        first = words[0]
+        if first == "BEGIN":
+            return "write" if {"IMMEDIATE", "EXCLUSIVE"} & set(words[1:2]) else "neutral"
+        if first in ("PRAGMA", "SAVEPOINT") or (
+                first == "CREATE" and "IF NOT EXISTS" in " ".join(words)):
+            return "neutral"
+        return "write" if first in _SQL_WRITES else "read"
+
+    def reads(self, sql: object) -> bool:
+        return self.kind(sql) == "read"
 
     def first_statement(self, sql: object, wait: bool = True) -> None:
         raise NotImplementedError
@@ -297,10 +313,10 @@ class _Race:
 
 class LookTogether(_Race):
     """Makes a race come out the same on every run, quiet machine or busy: a racing connection
-    whose first statement only read (a SELECT) waits, as its second statement starts, until
-    every racer has run its first statement (or returned). So code that looks before it writes
-    (check, then insert) always meets the interleaving that breaks it, and code whose first
-    statement writes (an INSERT, a BEGIN IMMEDIATE) never waits. Threads would otherwise decide
+    that read (a SELECT) before its first write waits, as that write starts, until every racer
+    has reached its first write (or returned). So code that looks before it writes (check,
+    then insert) always meets the interleaving that breaks it, and code whose first statement
+    writes (an INSERT, a BEGIN IMMEDIATE) never waits. Threads would otherwise decide
     it by timing. The wait ends by the clock only when the racers still on their way are not
     computing (they wait for a lock of the code's own): racers slowed down by a busy machine
     are waited for."""
@@ -495,8 +511,10 @@ class _FirstStatement:
     """The trace callback of one racing connection: it sees every statement the connection runs,
     however the code runs it (the connection's execute, a cursor's, executescript), so code
     cannot step around it as it could around a wrapper. A statement is traced as it starts, so
-    the first one has run once the second starts: the racer then arrives (and waits, when its
-    first statement only read), or when it returns having run fewer."""
+    when the racer's first write starts, every statement before it has run: the racer then
+    arrives, and waits when it read before (_Race.kind), or arrives when it returns without
+    having written. However many reads come first (a SELECT 1 in front of the real check), all
+    of them run before any racer writes."""
 
     def __init__(self, race: _Race, db: sqlite3.Connection) -> None:
         self.race = race
@@ -508,12 +526,15 @@ class _FirstStatement:
 
     def __call__(self, sql: object) -> None:
         self.seen += 1
-        if self.arrived or (self.count == 0 and self.race.neutral(sql)):
+        if self.arrived:
+            return
+        kind = self.race.kind(sql)
+        if kind == "neutral":
             return
         self.count += 1
         if self.count == 1:
             self.first = sql
-        elif self.count == 2:
+        if kind == "write":  # its first write: as it starts, every read before it has run
             self.arrive(wait=True)
 
     def arrive(self, wait: bool) -> None:
