@@ -613,6 +613,41 @@ def test_a_signal_handler_of_the_notebooks_is_called_without_the_frame(mode):
         {"value": [1, True]}]
 
 
+SHIELD = """
+import _imp
+import _signal
+import importlib.machinery
+
+
+def fresh_signal(_):
+    spec = importlib.machinery.ModuleSpec("_signal", importlib.machinery.BuiltinImporter,
+                                          origin="built-in")
+    try:
+        _imp.create_builtin(spec)
+    except ImportError:
+        return "refused"
+    return "a second _signal, whose signal() hands handlers the frame"
+
+
+def original(_):
+    try:
+        return repr(_signal.signal.__defaults__)
+    except RuntimeError:
+        return "refused"
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+@pytest.mark.parametrize("target", ["fresh_signal", "original"])
+def test_the_unshielded_signal_function_stays_out_of_reach(mode, target):
+    """Neither a second `_signal` module (made by _imp.create_builtin, which raises no import
+    event) nor the defaults of the shielded one yield the signal() that hands handlers the
+    frame the signal interrupted."""
+    run = _one_cell_one_case(mode, SHIELD, target)
+    assert [event["outcome"] for event in run.events if event.get("event") == "case"] == [
+        {"value": "refused"}]
+
+
 LEFT_RUNNING = """
 import os
 import time

@@ -339,6 +339,36 @@ def shield_signal_handlers() -> Callable:
     return signal
 
 
+def shield_builtin_modules() -> Callable:
+    """Refuse a fresh copy of a module built into the interpreter that the guard keeps
+    (`_signal`, whose copy would hold an unshielded signal(); `_imp`, whose copy would hold an
+    unshielded create_builtin; and every forbidden one): `_imp.create_builtin`, through which
+    importlib makes built-in modules, raises no import audit event. The original is held only in
+    the replacement's defaults, which `install` keeps unreadable. Call it before the snapshot."""
+    import _imp
+
+    def create_builtin(spec: object, _create: Callable = _imp.create_builtin,
+                       _refused: frozenset = FORBIDDEN_IMPORTS | {"_imp"},
+                       _getattr: Callable = builtins.getattr, _type: Callable = builtins.type,
+                       _error: type = ImportError, _spec: type = _BuiltinSpec) -> object:
+        name = _getattr(spec, "name", None)
+        if _type(name) is not str or name in _refused:
+            raise _error(f"{name!r} is not available while grading")
+        return _create(_spec(name))  # the name read once: a spec cannot change it meanwhile
+
+    _imp.create_builtin = create_builtin  # type: ignore[assignment]
+    return create_builtin
+
+
+class _BuiltinSpec:
+    """What `_imp.create_builtin` reads of a module spec: its name."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
 def install(saved: Snapshot, report: Callable[[str], None], also: tuple = (),
             hidden: tuple = ()) -> Callable:
     """Install the audit hook that guards `saved` and the functions in `also` (and itself);

@@ -464,13 +464,13 @@ def _notebook_process(job: Job, writer: int, flush) -> None:
         error = run_cell(namespace, source, f"setup cell {index + 1}", seconds)
         if error:
             send({"cell": index, "error": error})
-    shielded = guard.shield_signal_handlers()
+    shielded = (guard.shield_signal_handlers(), guard.shield_builtin_modules())
     saved = guard.snapshot(namespace)
     flush()
     budget = float(job.get("cpu_budget", math.inf)) + _cpu_seconds()
     restore = guard.restore
     restore_code, restore_defaults = restore.__code__, restore.__defaults__
-    guard.install(saved, report, also=(send, report, flush), hidden=(shielded,))
+    guard.install(saved, report, also=(send, report, flush), hidden=shielded)
     for index, cell in enumerate(job.get("cells", [])):
         error = run_cell(namespace, cell["source"], cell["label"], seconds)
         if error:
