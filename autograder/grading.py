@@ -30,6 +30,11 @@ from .rubric import EXERCISES, Exercise, exercise_for, item_for
 from .sandbox import protocol
 from .sandbox.probes import PROBES, load_all
 
+# The course's folder, which notebook code may not open or list (solutions/, the class's work,
+# stored expected values, the gradebook) but for data/ and the sandbox's own code.
+COURSE = Path(__file__).resolve().parent.parent
+SANDBOX = Path(__file__).resolve().parent / "sandbox"
+
 _READY: set[str] = set()  # grade_ids whose expected outcomes prepare() computed
 _BROKEN: dict[str, str] = {}  # notebook -> why its reference solution cannot be used
 # notebook -> seconds the reference took on its hidden tests (prepare() measures it, the store
@@ -281,7 +286,8 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
     if cases is not None:
         job: protocol.Job = {"prelude": extracted.prelude, "cells": extracted.cells,
                              "cases": cases, "cell_timeout": limits.cell_time,
-                             "cpu_budget": limits.time}
+                             "cpu_budget": limits.time, "private": [str(COURSE)],
+                             "allowed": [str(COURSE / "data"), str(SANDBOX)]}
         run = runner.run(job, limits, options.isolation, exercise.assignment, ahead)
     if prepared is not None:  # the one place a notebook sent ahead waits
         waiting = time.monotonic()

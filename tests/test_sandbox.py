@@ -648,6 +648,48 @@ def test_the_unshielded_signal_function_stays_out_of_reach(mode, target):
         {"value": "refused"}]
 
 
+COURSE_FILES = """
+import os
+
+
+def course_files(paths):
+    seen = []
+    for path in paths:
+        try:
+            if os.path.isdir(path):
+                os.listdir(path)
+            else:
+                open(path, "rb").close()
+            seen.append("read")
+        except OSError as error:
+            seen.append(type(error).__name__)
+    return seen
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_notebook_code_cannot_open_or_list_the_course_folder(mode):
+    """Without bubblewrap the course's folder is on the notebook's own file system: the guard
+    refuses to open or list what is in it (solutions/, the course folder itself, the grader's
+    suites), but for data/; with bubblewrap none of it is there to read."""
+    if mode == "bwrap" and not isolation.bwrap_works():
+        pytest.skip("bubblewrap (Debian package bubblewrap) is not available")
+    course = Path(grading.COURSE)
+    paths = [str(course / "solutions" / "schedules" / "01_parse_cron_field.ipynb"), str(course),
+             str(course / "autograder" / "suites" / "parse_cron_field.py"),
+             str(course / "data" / "README.md")]
+    job = {"prelude": [], "cells": [{"label": "cell", "source": COURSE_FILES}],
+           "cell_timeout": 10.0, "cpu_budget": 10.0, "private": [str(course)],
+           "allowed": [str(course / "data"), str(grading.SANDBOX)],
+           "cases": [{"id": "c", "probe": "call", "target": "course_files", "args": [paths],
+                      "kwargs": {}, "timeout": 5.0}]}
+    run = runner.run(job, runner.Limits(), isolation.Isolation(mode))
+    outcome = [event["outcome"] for event in run.events if event.get("event") == "case"][0]
+    assert set(outcome["value"][:3]) <= {"PermissionError", "FileNotFoundError"}, outcome
+    if mode == "none":
+        assert outcome["value"] == ["PermissionError"] * 3 + ["read"], outcome
+
+
 LEFT_RUNNING = """
 import os
 import time

@@ -370,10 +370,11 @@ class _BuiltinSpec:
 
 
 def install(saved: Snapshot, report: Callable[[str], None], also: tuple = (),
-            hidden: tuple = ()) -> Callable:
+            hidden: tuple = (), private: tuple = (), allowed: tuple = ()) -> Callable:
     """Install the audit hook that guards `saved` and the functions in `also` (and itself);
     `report(text)` hears every refusal. The defaults of the functions in `hidden` cannot be
-    read (shield_signal_handlers)."""
+    read (shield_signal_handlers). Files and folders under `private` cannot be opened, listed
+    or connected to as a database, except under `allowed` (paths as realpath gives them)."""
     keep = [*also, *hidden]
 
     def hook(event: str, args: tuple, _protected: frozenset = frozenset(), _keep: tuple = (),
@@ -385,7 +386,8 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = (),
              _bytes: type = builtins.bytes, _realpath: Callable = os.path.realpath,
              _fspath: Callable = os.fsdecode, _value_error: type = ValueError,
              _frames: frozenset = STACK_FRAMES, _introspection: frozenset = INTROSPECTION,
-             _hidden: frozenset = frozenset()) -> None:
+             _hidden: frozenset = frozenset(), _private: tuple = (),
+             _allowed: tuple = ()) -> None:
         if event == "object.__setattr__" or event == "object.__delattr__":
             target, name = args[0], args[1]
             if _id(target) in _protected:
@@ -400,14 +402,22 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = (),
             if _isinstance(module, _str) and module.partition(".")[0] in _forbidden:
                 _report(f"import {module}")
                 raise _import_error(f"{module} is not available while grading")
-        elif event == "open":
+        elif event == "open" or event == "os.listdir" or event == "os.scandir" \
+                or event == "sqlite3.connect":
             path = args[0]
             if _isinstance(path, (bytes, bytearray)):
                 path = _fspath(_bytes(path))
-            if _isinstance(path, _str) and (_into_memory(path)
-                                            or _into_memory(_realpath(path))):
+            if not _isinstance(path, _str):
+                return
+            real = _realpath(path)
+            if event == "open" and (_into_memory(path) or _into_memory(real)):
                 _report(f"open {path}")
                 raise _permission_error(f"the grader refuses to open {path}")
+            for folder in _private:
+                if (real == folder or real.startswith(folder + "/")) and not any(
+                        real == kept or real.startswith(kept + "/") for kept in _allowed):
+                    _report(f"read {path}, in the course's folder")
+                    raise _permission_error(f"{path} is not available while grading")
         elif event == "os.symlink":
             target = args[0]
             if _isinstance(target, (bytes, bytearray)):
@@ -437,7 +447,7 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = (),
     # `hook` is defined with defaults above, so they are a tuple, never None.
     defaults = list(hook.__defaults__ or ())
     defaults[0], defaults[1] = saved[5] | frozenset(map(id, keep)), tuple(keep)
-    defaults[-1] = frozenset(map(id, hidden))
+    defaults[-3:] = frozenset(map(id, hidden)), tuple(private), tuple(allowed)
     hook.__defaults__ = tuple(defaults)
     sys.addaudithook(hook)
     return hook

@@ -40,6 +40,11 @@ class Job(TypedDict, total=False):
     cases: list[Case]
     cell_timeout: float  # CPU seconds per cell
     cpu_budget: float  # CPU seconds for the whole notebook
+    # Folders notebook code may not open or list (the course's, where solutions/ and the
+    # class's work live), except those in `allowed` (the sandbox's code, data/); without
+    # bubblewrap they are on the same file system as the notebook (guard.install).
+    private: list[str]
+    allowed: list[str]
 
 
 # -- events: worker -> grader (one JSON line each) -----------------------------------------

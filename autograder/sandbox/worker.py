@@ -470,7 +470,13 @@ def _notebook_process(job: Job, writer: int, flush) -> None:
     budget = float(job.get("cpu_budget", math.inf)) + _cpu_seconds()
     restore = guard.restore
     restore_code, restore_defaults = restore.__code__, restore.__defaults__
-    guard.install(saved, report, also=(send, report, flush), hidden=shielded)
+    # The course's folder exists here only without bubblewrap; this interpreter's own folders
+    # (a virtual environment inside the course's) stay open to it.
+    real = os.path.realpath
+    guard.install(saved, report, also=(send, report, flush), hidden=shielded,
+                  private=tuple(real(path) for path in job.get("private", [])),
+                  allowed=tuple(real(path) for path in [*job.get("allowed", []), sys.prefix,
+                                                        sys.base_prefix, sys.exec_prefix]))
     for index, cell in enumerate(job.get("cells", [])):
         error = run_cell(namespace, cell["source"], cell["label"], seconds)
         if error:
