@@ -9,6 +9,7 @@ graded gets 0 points and a message), 1 when --sandbox=required finds no working 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import os
 import signal
@@ -231,6 +232,8 @@ def _grade(args: argparse.Namespace) -> int:
     if missing:
         raise UsageError(f"no such notebook: {', '.join(missing)}")
     options = _options(args)
+    if args.expected is not None:  # the stored expected values: out of the notebooks' reach
+        options = dataclasses.replace(options, private=(str(args.expected.resolve()),))
     # The first workers start, and their notebooks run, while this process reads expected
     # values (grading.start_ahead, grading.grade_notebooks).
     with grading.start_ahead(args.notebooks, options, args.jobs) as ahead:
@@ -280,7 +283,10 @@ def _grade_batch(args: argparse.Namespace) -> int:
         part = shard.parse_shard(args.shard) if args.shard else shard.ALL
     except shard.ShardError as error:
         raise UsageError(str(error)) from None
-    options = _options(args)
+    # The class's work and the output folder (its stored expected values among it): out of
+    # every notebook's reach, wherever they are.
+    options = dataclasses.replace(_options(args), private=(str(args.submitted.resolve()),
+                                                           str(args.out.resolve())))
     store = args.out / ".expected"  # expected values, reused while the grader is unchanged
     summary = batch.grade_batch(args.submitted, args.out, options, jobs=args.jobs,
                                 force=args.force,

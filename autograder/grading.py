@@ -56,6 +56,9 @@ class Options:
     # Feedback shows expected answers for public cases only, unless this is set (an instructor's
     # choice once the deadline has passed): see suite.Case.public.
     show_expected: bool = False
+    # Folders, beside the course's own, that notebook code may not open or list: the class's
+    # submissions and the output folder with its stored expected values (protocol.Job).
+    private: tuple[str, ...] = ()
 
     def limits(self, exercise: Exercise) -> runner.Limits:
         seconds = self.time_limit or exercise.time_limit
@@ -286,7 +289,8 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
     if cases is not None:
         job: protocol.Job = {"prelude": extracted.prelude, "cells": extracted.cells,
                              "cases": cases, "cell_timeout": limits.cell_time,
-                             "cpu_budget": limits.time, "private": [str(COURSE)],
+                             "cpu_budget": limits.time,
+                             "private": [str(COURSE), *options.private],
                              "allowed": [str(COURSE / "data"), str(SANDBOX)]}
         run = runner.run(job, limits, options.isolation, exercise.assignment, ahead)
     if prepared is not None:  # the one place a notebook sent ahead waits

@@ -209,7 +209,8 @@ class SandboxedGrading(NbGraderPreprocessor):
                     processes.become_subreaper()
                 _sandboxes[self.sandbox] = chosen
         return grading.Options(isolation=_sandboxes[self.sandbox], time_limit=self.time_limit,
-                               memory_limit_mb=self.memory_limit, processes=64)
+                               memory_limit_mb=self.memory_limit, processes=64,
+                               private=(os.path.realpath(_course_directory(self).root),))
 
     def grade(self, resources: dict) -> NotebookResult:
         ids = resources["nbgrader"]

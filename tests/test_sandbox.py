@@ -668,26 +668,33 @@ def course_files(paths):
 
 
 @pytest.mark.parametrize("mode", ["bwrap", "none"])
-def test_notebook_code_cannot_open_or_list_the_course_folder(mode):
+def test_notebook_code_cannot_open_or_list_the_course_folder(mode, tmp_path):
     """Without bubblewrap the course's folder is on the notebook's own file system: the guard
     refuses to open or list what is in it (solutions/, the course folder itself, the grader's
-    suites), but for data/; with bubblewrap none of it is there to read."""
+    suites) and in the class's folders (an output folder's stored expected values), but for
+    data/ and the notebook's own scratch folder; with bubblewrap none of it is there to read."""
     if mode == "bwrap" and not isolation.bwrap_works():
         pytest.skip("bubblewrap (Debian package bubblewrap) is not available")
     course = Path(grading.COURSE)
+    stored = tmp_path / "out" / ".expected" / "01_parse_cron_field-0.json"
+    stored.parent.mkdir(parents=True)
+    stored.write_text("{}")
     paths = [str(course / "solutions" / "schedules" / "01_parse_cron_field.ipynb"), str(course),
-             str(course / "autograder" / "suites" / "parse_cron_field.py"),
-             str(course / "data" / "README.md")]
-    job = {"prelude": [], "cells": [{"label": "cell", "source": COURSE_FILES}],
-           "cell_timeout": 10.0, "cpu_budget": 10.0, "private": [str(course)],
+             str(course / "autograder" / "suites" / "parse_cron_field.py"), str(stored),
+             str(course / "data" / "README.md"), "mine.txt"]
+    job = {"prelude": ["open('mine.txt', 'w').close()"],
+           "cells": [{"label": "cell", "source": COURSE_FILES}],
+           "cell_timeout": 10.0, "cpu_budget": 10.0,
+           "private": [str(course), str(tmp_path / "out")],
            "allowed": [str(course / "data"), str(grading.SANDBOX)],
            "cases": [{"id": "c", "probe": "call", "target": "course_files", "args": [paths],
                       "kwargs": {}, "timeout": 5.0}]}
     run = runner.run(job, runner.Limits(), isolation.Isolation(mode))
     outcome = [event["outcome"] for event in run.events if event.get("event") == "case"][0]
-    assert set(outcome["value"][:3]) <= {"PermissionError", "FileNotFoundError"}, outcome
+    assert set(outcome["value"][:4]) <= {"PermissionError", "FileNotFoundError"}, outcome
+    assert outcome["value"][5] == "read", outcome  # its own scratch folder
     if mode == "none":
-        assert outcome["value"] == ["PermissionError"] * 3 + ["read"], outcome
+        assert outcome["value"] == ["PermissionError"] * 4 + ["read", "read"], outcome
 
 
 LEFT_RUNNING = """

@@ -374,7 +374,8 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = (),
     """Install the audit hook that guards `saved` and the functions in `also` (and itself);
     `report(text)` hears every refusal. The defaults of the functions in `hidden` cannot be
     read (shield_signal_handlers). Files and folders under `private` cannot be opened, listed
-    or connected to as a database, except under `allowed` (paths as realpath gives them)."""
+    or connected to as a database, except under a deeper folder of `allowed` (paths as
+    realpath gives them)."""
     keep = [*also, *hidden]
 
     def hook(event: str, args: tuple, _protected: frozenset = frozenset(), _keep: tuple = (),
@@ -387,7 +388,7 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = (),
              _fspath: Callable = os.fsdecode, _value_error: type = ValueError,
              _frames: frozenset = STACK_FRAMES, _introspection: frozenset = INTROSPECTION,
              _hidden: frozenset = frozenset(), _private: tuple = (),
-             _allowed: tuple = ()) -> None:
+             _allowed: tuple = (), _len: Callable = builtins.len) -> None:
         if event == "object.__setattr__" or event == "object.__delattr__":
             target, name = args[0], args[1]
             if _id(target) in _protected:
@@ -413,11 +414,17 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = (),
             if event == "open" and (_into_memory(path) or _into_memory(real)):
                 _report(f"open {path}")
                 raise _permission_error(f"the grader refuses to open {path}")
+            # The deepest folder that holds the path decides: private, or kept open.
+            deepest = -1
             for folder in _private:
-                if (real == folder or real.startswith(folder + "/")) and not any(
-                        real == kept or real.startswith(kept + "/") for kept in _allowed):
-                    _report(f"read {path}, in the course's folder")
-                    raise _permission_error(f"{path} is not available while grading")
+                if (real == folder or real.startswith(folder + "/")) and _len(folder) > deepest:
+                    deepest = _len(folder)
+            if deepest >= 0:
+                for kept in _allowed:
+                    if (real == kept or real.startswith(kept + "/")) and _len(kept) >= deepest:
+                        return
+                _report(f"read {path}, in the course's or the class's folders")
+                raise _permission_error(f"{path} is not available while grading")
         elif event == "os.symlink":
             target = args[0]
             if _isinstance(target, (bytes, bytearray)):
@@ -447,7 +454,7 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = (),
     # `hook` is defined with defaults above, so they are a tuple, never None.
     defaults = list(hook.__defaults__ or ())
     defaults[0], defaults[1] = saved[5] | frozenset(map(id, keep)), tuple(keep)
-    defaults[-3:] = frozenset(map(id, hidden)), tuple(private), tuple(allowed)
+    defaults[-4:-1] = frozenset(map(id, hidden)), tuple(private), tuple(allowed)
     hook.__defaults__ = tuple(defaults)
     sys.addaudithook(hook)
     return hook

@@ -475,8 +475,9 @@ def _notebook_process(job: Job, writer: int, flush) -> None:
     real = os.path.realpath
     guard.install(saved, report, also=(send, report, flush), hidden=shielded,
                   private=tuple(real(path) for path in job.get("private", [])),
-                  allowed=tuple(real(path) for path in [*job.get("allowed", []), sys.prefix,
-                                                        sys.base_prefix, sys.exec_prefix]))
+                  allowed=tuple(real(path) for path in [
+                      *job.get("allowed", []), sys.prefix, sys.base_prefix, sys.exec_prefix,
+                      os.getcwd(), *([os.environ["TMPDIR"]] if os.environ.get("TMPDIR") else [])]))
     for index, cell in enumerate(job.get("cells", [])):
         error = run_cell(namespace, cell["source"], cell["label"], seconds)
         if error:
