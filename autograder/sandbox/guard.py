@@ -23,7 +23,12 @@ and classes. Each of these refusals is reported. It also keeps the call stack ou
 (sys._getframe, and the frames of tracebacks, generators and coroutines), since from any frame
 `f_back` leads to the probe that called the code, with its locals: that refusal is silent,
 since the standard library asks for frames in honest places, and takes a ValueError from
-sys._getframe as "no frame there".
+sys._getframe as "no frame there". For the same reason signal handlers are called without
+their frame (shield_signal_handlers), and no second copy of `_signal` can be made
+(shield_builtin_modules). Finally it refuses to open, list or connect to anything in the
+folders the job names private (the course's, the class's) but those it keeps open (data/, the
+sandbox's code, the interpreter's, the notebook's scratch folder): without bubblewrap they are
+on the notebook's own file system.
 
 What remains in reach is the notebook's own process and what it computes; the worker forks a
 fresh process for every hidden case from the restored state, so one case cannot prepare

@@ -268,8 +268,8 @@ class _Race:
         """This thread's racer has returned: one that never ran a second statement has
         arrived too (so no one waits for it), without waiting for anyone. Returns why the race
         could not watch this racer (it turned off the trace callback, or, with `given` (the
-        probe gave it its connection), ran no statement on that connection), or None; the
-        same text stays in `unwatched`."""
+        probe gave it its connection), neither read nor wrote through that connection), or
+        None; the same text stays in `unwatched`."""
         why = None
         for watch in self.watches.get(threading.get_ident(), ()):
             watch.arrive(wait=False)
