@@ -613,6 +613,32 @@ def test_a_signal_handler_of_the_notebooks_is_called_without_the_frame(mode):
         {"value": [1, True]}]
 
 
+REPORTS_ERRORS = """
+import logging
+import traceback
+
+
+def reported(_):
+    try:
+        raise ValueError("feed down")
+    except ValueError:
+        text = traceback.format_exc()
+        logging.getLogger("job").exception("the fetch failed")
+        traceback.print_exc()
+    traceback.print_stack()
+    return text.splitlines()[-1]
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_code_that_prints_its_errors_still_runs_without_the_frames(mode):
+    """The frames of a traceback are out of reach while grading; honest code that reports an
+    error through `traceback` or `logging` still runs, and shows the error without them."""
+    run = _one_cell_one_case(mode, REPORTS_ERRORS, "reported")
+    assert [event["outcome"] for event in run.events if event.get("event") == "case"] == [
+        {"value": "ValueError: feed down"}]
+
+
 SHIELD = """
 import _imp
 import _signal

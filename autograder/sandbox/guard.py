@@ -46,7 +46,7 @@ import types
 TYPE_CHECKING = False  # no import of typing in the sandbox at run time
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
 # Containers at module level whose contents probes use; compared item by item.
 _REGISTRIES = (("sandbox.probes", "PROBES"), ("copy", "_deepcopy_dispatch"),
@@ -363,6 +363,33 @@ def shield_builtin_modules() -> Callable:
 
     _imp.create_builtin = create_builtin  # type: ignore[assignment]
     return create_builtin
+
+
+def frameless_tracebacks() -> None:
+    """Have the `traceback` module (and `logging`, which prints through it) show an error
+    without its frames, as the audit hook keeps them out of reach: `traceback.format_exc()`,
+    `print_exc()`, `print_stack()` and `logging.exception(...)` then give the exception's type
+    and message instead of raising inside honest code that only reports an error."""
+    import traceback
+
+    def walk_tb(tb: object) -> Iterator:
+        return iter(())
+
+    def extract_stack(f: object = None, limit: object = None) -> traceback.StackSummary:
+        return traceback.StackSummary()
+
+    def format_stack(f: object = None, limit: object = None) -> list[str]:
+        return []
+
+    def print_stack(f: object = None, limit: object = None, file: object = None) -> None:
+        return None
+
+    traceback.walk_tb = walk_tb  # type: ignore[assignment]
+    traceback._walk_tb_with_full_positions = walk_tb  # type: ignore[attr-defined]
+    traceback.walk_stack = walk_tb  # type: ignore[assignment]
+    traceback.extract_stack = extract_stack  # type: ignore[assignment]
+    traceback.format_stack = format_stack  # type: ignore[assignment]
+    traceback.print_stack = print_stack  # type: ignore[assignment]
 
 
 class _BuiltinSpec:

@@ -465,6 +465,9 @@ def _notebook_process(job: Job, writer: int, flush) -> None:
         if error:
             send({"cell": index, "error": error})
     shielded = (guard.shield_signal_handlers(), guard.shield_builtin_modules())
+    if any("traceback" in cell["source"] or "logging" in cell["source"]
+           for cell in job.get("cells", [])):
+        guard.frameless_tracebacks()  # imported only for the notebooks that print errors
     saved = guard.snapshot(namespace)
     flush()
     budget = float(job.get("cpu_budget", math.inf)) + _cpu_seconds()
