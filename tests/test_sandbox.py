@@ -676,6 +676,37 @@ def test_the_unshielded_signal_function_stays_out_of_reach(mode, target):
 
 COURSE_FILES = """
 import os
+import posixpath
+
+
+def around(course):
+    \"\"\"Other ways into the course's folder: a descriptor of a folder near it and a relative
+    path, a link made in the scratch folder, and realpath's helpers rebound.\"\"\"
+    seen = []
+    wanted = "solutions/schedules/01_parse_cron_field.ipynb"
+    for attempt in (
+            lambda: os.open("../" + wanted, os.O_RDONLY,
+                            dir_fd=os.open(course + "/data", os.O_RDONLY)),
+            lambda: os.open(course[1:] + "/" + wanted, os.O_RDONLY,
+                            dir_fd=os.open("/", os.O_RDONLY)),
+            lambda: os.symlink(course, "into-course"),
+            lambda: os.symlink("/", "root"),
+            lambda: list(os.fwalk(os.path.dirname(course)))):
+        try:
+            attempt()
+            seen.append("read")
+        except OSError as error:
+            seen.append(type(error).__name__)
+    real = posixpath.abspath
+    posixpath.abspath = lambda path: "/nowhere"
+    try:
+        open(course + "/" + wanted, "rb").close()
+        seen.append("read")
+    except OSError as error:
+        seen.append(type(error).__name__)
+    finally:
+        posixpath.abspath = real
+    return seen
 
 
 def course_files(paths):
@@ -721,6 +752,11 @@ def test_notebook_code_cannot_open_or_list_the_course_folder(mode, tmp_path):
     assert outcome["value"][5] == "read", outcome  # its own scratch folder
     if mode == "none":
         assert outcome["value"] == ["PermissionError"] * 4 + ["read", "read"], outcome
+        job["cases"] = [{"id": "c", "probe": "call", "target": "around", "args": [str(course)],
+                         "kwargs": {}, "timeout": 5.0}]
+        run = runner.run(job, runner.Limits(), isolation.Isolation(mode))
+        outcome = [event["outcome"] for event in run.events if event.get("event") == "case"][0]
+        assert outcome == {"value": ["PermissionError"] * 6}, outcome
 
 
 LEFT_RUNNING = """

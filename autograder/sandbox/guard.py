@@ -40,6 +40,7 @@ from __future__ import annotations
 import builtins
 import gc
 import os
+import stat
 import sys
 import types
 
@@ -416,7 +417,10 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = (),
              _forbidden: frozenset = FORBIDDEN_IMPORTS, _into_memory: Callable = _into_memory,
              _error: type = RuntimeError, _import_error: type = ImportError,
              _permission_error: type = PermissionError, _type: Callable = builtins.type,
-             _bytes: type = builtins.bytes, _realpath: Callable = os.path.realpath,
+             _bytes: type = builtins.bytes, _realpath: Callable = _resolved,
+             _near: Callable = _near, _database_path: Callable = _database_path,
+             _stat: Callable = os.stat, _is_dir: Callable = stat.S_ISDIR,
+             _os_error: type[OSError] = OSError,
              _fspath: Callable = os.fsdecode, _value_error: type = ValueError,
              _frames: frozenset = STACK_FRAMES, _introspection: frozenset = INTROSPECTION,
              _hidden: frozenset = frozenset(), _private: tuple = (),
@@ -442,10 +446,23 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = (),
                 path = _fspath(_bytes(path))
             if not _isinstance(path, _str):
                 return
+            if event == "sqlite3.connect":
+                path = _database_path(path)
+                if path is None:
+                    _report("connect to a percent-encoded file: URI")
+                    raise _permission_error("the grader refuses percent-encoded file: URIs")
             real = _realpath(path)
             if event == "open" and (_into_memory(path) or _into_memory(real)):
                 _report(f"open {path}")
                 raise _permission_error(f"the grader refuses to open {path}")
+            if event == "open" and _private and _near(real, _private):
+                try:
+                    folder = _is_dir(_stat(real).st_mode)
+                except _os_error:
+                    folder = False
+                if folder:  # a descriptor of it reaches the private folders by relative paths
+                    _report(f"open the folder {path} as a descriptor")
+                    raise _permission_error(f"{path} is not available while grading")
             # The deepest folder that holds the path decides: private, or kept open.
             deepest = -1
             for folder in _private:
@@ -457,12 +474,21 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = (),
                         return
                 _report(f"read {path}, in the course's or the class's folders")
                 raise _permission_error(f"{path} is not available while grading")
-        elif event == "os.symlink":
-            target = args[0]
+        elif event == "os.symlink" or event == "os.link":
+            target, link = args[0], args[1]
             if _isinstance(target, (bytes, bytearray)):
                 target = _fspath(_bytes(target))
-            if _isinstance(target, _str) and _into_memory(target):
+            if _isinstance(link, (bytes, bytearray)):
+                link = _fspath(_bytes(link))
+            if not _isinstance(target, _str):
+                return
+            if _into_memory(target):
                 _report(f"link to {target}")
+                raise _permission_error(f"the grader refuses to link to {target}")
+            if _private and not target.startswith("/") and _isinstance(link, _str):
+                target = link.rpartition("/")[0] + "/" + target if "/" in link else target
+            if _private and _near(_realpath(target), _private):
+                _report(f"link to {target}, in or above the course's or the class's folders")
                 raise _permission_error(f"the grader refuses to link to {target}")
         elif event == "sys.settrace" or event == "sys.setprofile":
             _report(event.replace("sys.", "call sys."))
@@ -490,6 +516,64 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = (),
     hook.__defaults__ = tuple(defaults)
     sys.addaudithook(hook)
     return hook
+
+
+def _resolved(path: str, _lstat: Callable = os.lstat, _readlink: Callable = os.readlink,
+              _getcwd: Callable = os.getcwd, _is_link: Callable = stat.S_ISLNK,
+              _error: type[OSError] = OSError) -> str:
+    """What os.path.realpath gives for `path`, from its defaults alone: posixpath.realpath
+    looks up abspath and its helpers in posixpath's module, which notebook code can rebind
+    (and put back) to blind a check."""
+    pending = (path if path.startswith("/") else _getcwd() + "/" + path).split("/")[::-1]
+    done: list = []
+    hops = 0
+    while pending:
+        part = pending.pop()
+        if part == "" or part == ".":
+            continue
+        if part == "..":
+            if done:
+                done.pop()
+            continue
+        candidate = "/" + "/".join([*done, part])
+        try:
+            link = _is_link(_lstat(candidate).st_mode)
+        except _error:
+            link = False  # not there (yet): kept as written
+        if link and hops < 40:
+            hops += 1
+            target = _readlink(candidate)
+            if target.startswith("/"):
+                done = []
+            pending += target.split("/")[::-1]
+        else:
+            done.append(part)
+    return "/" + "/".join(done)
+
+
+def _near(real: str, folders: tuple) -> bool:
+    """Whether `real` is one of `folders`, inside one or above one (a folder from which a
+    relative path, or a descriptor of it, reaches into one)."""
+    for folder in folders:
+        if real == folder or real.startswith(folder + "/") or folder.startswith(real + "/") \
+                or real == "/":
+            return True
+    return False
+
+
+def _database_path(name: str) -> str | None:
+    """The file an `sqlite3.connect` name opens: the path of a `file:` URI; None for one
+    whose path is percent-encoded (taken as a refusal)."""
+    if not name.startswith("file:"):
+        return name
+    rest = name[5:]
+    if rest.startswith("//"):  # file://host/path: the path starts at the next slash
+        slash = rest.find("/", 2)
+        rest = rest[slash:] if slash >= 0 else "/"
+    for end in ("?", "#"):
+        if end in rest:
+            rest = rest[:rest.find(end)]
+    return None if "%" in rest else rest
 
 
 def _into_memory(path: str) -> bool:
