@@ -47,7 +47,8 @@ CASES = [
     Case(name="the module-level random state is untouched by a call",
          probe="backoff_delays.global_state_untouched", args=(6, 0.5, 8.0, 3, 99), weight=3,
          shows="random.seed(99); backoff_delays(6, 0.5, 8.0, 3); "
-               "random.getstate() compared before and after", rule=GLOBAL),
+               "random.getstate() compared before and after, and the random module's "
+               "functions it calls", rule=GLOBAL),
     Case(name="the same seed gives the same delays again, even after a call with another seed",
          probe="backoff_delays.same_seed_again", args=(8, 0.2, 5.0, 17, 18), weight=2,
          shows="[backoff_delays(8, 0.2, 5.0, 17), backoff_delays(8, 0.2, 5.0, 18), "

@@ -25,20 +25,45 @@ _global_state = random.getstate
 _restore_global = random.setstate
 
 
+# The module-level generator's functions, watched during a call: code that seeds it and puts
+# its state back afterwards leaves the state as it was, but still uses it.
+_MODULE_LEVEL = ("seed", "random", "uniform", "getstate", "setstate", "randint", "randrange",
+                 "choice", "choices", "shuffle", "sample", "gauss", "getrandbits", "triangular",
+                 "expovariate", "betavariate", "normalvariate")
+
+
 @probe("backoff_delays.global_state_untouched")
 def global_state_untouched(namespace: dict, attempts: int, base: float, cap: float, seed: int,
                            global_seed: int) -> dict[str, Any]:
-    """Whether the module-level generator's state is as before one call (whatever it returned)."""
+    """Whether the module-level generator's state is as before one call (whatever it returned),
+    and which of its functions the call used through the `random` module."""
     backoff_delays = lookup(namespace, "backoff_delays")
     saved = _global_state()
+    used: list = []
+    originals = {name: getattr(random, name) for name in _MODULE_LEVEL}
     try:
         _seed_global(global_seed)
         before = _global_state()
-        backoff_delays(attempts, base, cap, seed)
+        for name, function in originals.items():
+            setattr(random, name, _recording(name, function, used))
+        try:
+            backoff_delays(attempts, base, cap, seed)
+        finally:
+            for name, function in originals.items():
+                setattr(random, name, function)
         untouched = _global_state() == before
     finally:
         _restore_global(saved)
-    return {"module-level random state unchanged": untouched}
+    return {"module-level random state unchanged": untouched,
+            "module-level random functions it called": sorted(set(used))}
+
+
+def _recording(name: str, function: Any, used: list) -> Any:
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        used.append(name)
+        return function(*args, **kwargs)
+
+    return recorded
 
 
 @probe("backoff_delays.same_seed_again")
