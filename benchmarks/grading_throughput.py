@@ -14,7 +14,9 @@ Python does on a first run and pip did for nbgrader's: `compile_bytecode`):
 2. **The reference class**: N students with a notebook for every exercise, a deterministic mix
    of honest answers (about half), untouched stubs and entries of the wrong-solution corpus
    (tests/corpus/wrong/; entries that loop forever are left out, since the two graders stop
-   those at different limits by design). Graded by `grade-batch --jobs N` (sandboxed) and by
+   those at different limits by design, and so are those whose bug keeps state between calls,
+   marked `# keeps-state:`, since stock nbgrader runs the notebook's self-checks before the
+   hidden tests in the same kernel). Graded by `grade-batch --jobs N` (sandboxed) and by
    nbgrader's own in-kernel workflow in a temporary course (`nbgrader generate_assignment`,
    then `nbgrader autograde` per assignment, with nbgrader's stock preprocessors), scores read
    back from nbgrader's gradebook. grade-batch runs twice: a first run, which works out the
@@ -89,8 +91,17 @@ c.Autograde.autograde_preprocessors = [Execute, IgnorePattern, ClearMetadataPrep
 """
 
 
+def keeps_state(kind: str) -> bool:
+    """Whether a corpus entry's bug keeps state between calls (its `# keeps-state:` line): its
+    score then depends on the calls made before the hidden tests, and nbgrader's stock
+    in-kernel grading runs the notebook's self-checks first, where the sandbox runs only the
+    student's own cells, so the two may rightly differ on it."""
+    path = REPOSITORY / "tests" / "corpus" / f"{kind}.py"
+    return path.is_file() and "# keeps-state:" in path.read_text(encoding="utf-8")
+
+
 def reference_kind(rng: random.Random, exercise: Exercise) -> str:
-    wrong = wrong_kinds(exercise)
+    wrong = [kind for kind in wrong_kinds(exercise) if not keeps_state(kind)]
     roll = rng.random()
     return "honest" if roll < 0.5 or not wrong else "stub" if roll < 0.65 else rng.choice(wrong)
 

@@ -1,6 +1,9 @@
 # Bug: the generator is made once, on the first call; the same seed later gives other delays.
 # notebook: 05_backoff_delays
 # loses: test_backoff_delays
+# keeps-state: its generator lives on between calls, so its score depends on the calls before
+# the hidden tests: nbgrader's stock in-kernel grading runs the notebook's self-checks first, the
+# sandbox runs only the student's cells
 # %% answer_backoff_delays
 import random
 
