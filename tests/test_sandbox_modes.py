@@ -163,3 +163,36 @@ def test_fallback_code_sees_the_same_standard_library(tmp_path):
     result = grading.grade_notebook(path, grading.Options(isolation=PLAIN))
     assert result.problems == [] and result.score == exercise.max_score, result.problems
     assert all(nbgrader_meta(c).get("grade_id") for c in notebook.cells if is_answer_cell(c))
+
+
+def test_fallback_counts_the_cpu_of_an_orphan_computing_for_a_hidden_test(tmp_path):
+    """A double fork leaves a grandchild whose parent ended: without bubblewrap it would be
+    init's, outside the case server's tree and its CPU count, and a run_order too slow for the
+    1000-job case would compute there to a full score. The notebook's process adopts it, so
+    the entry earns what its slow answer alone earns."""
+    entry = fixtures.read_corpus_entry(REPOSITORY / "tests/corpus/hostile/cpu_in_an_orphan.py")
+    assert grading.prepare((entry.exercise,)) == []
+    alone = fixtures.CorpusEntry(entry.path, entry.header, entry.answers)
+    scores = []
+    for name, made in (("with", entry), ("alone", alone)):
+        path = tmp_path / name / f"{entry.exercise.notebook}.ipynb"
+        path.parent.mkdir()
+        nbformat.write(fixtures.corpus_submission(made), path)
+        result = grading.grade_notebook(path, grading.Options(isolation=PLAIN))
+        scores.append(result.score)
+    assert 0 < scores[0] == scores[1] < entry.exercise.max_score, scores
+
+
+def test_threads_the_cells_leave_running_cost_an_honest_answer_nothing(tmp_path):
+    """The tests run in a child without threads, and the process with the cells' threads is
+    stopped for good: a busy thread and a waiting one change nothing for a correct answer."""
+    code = ("import threading\n"
+            "def spin():\n"
+            "    while True:\n"
+            "        pass\n"
+            "threading.Thread(target=spin, daemon=True).start()\n"
+            "threading.Thread(target=threading.Event().wait, daemon=True).start()\n"
+            "print('THREADS', threading.active_count())\n")
+    result = grade_plain(tmp_path, code)
+    assert "THREADS 3" in result.stdout
+    assert result.score == PARSE.max_score and result.problems == [], result.problems

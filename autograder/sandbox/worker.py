@@ -60,7 +60,7 @@ import sys
 import time
 
 from . import guard, wire
-from .backstop import Backstop, tree, tree_cpu
+from .backstop import Backstop, adopted_cpu, tree, tree_cpu
 from .harness import StepTimeout, run_case, run_cell, signal, wall_backstop
 from .probes import load as load_probes
 
@@ -79,6 +79,7 @@ if TYPE_CHECKING:
         base: float | None  # ... as this process read them (/proc), when it learnt of the case
         expected: int  # the index of the next progress line the server can write
         forged: bool  # a progress line out of that order: notebook code wrote it
+
         finished: bool
         buffer: bytes  # progress text not yet split into lines
 
@@ -165,9 +166,32 @@ def keep_imports_reachable(uid: int) -> bool:
 def _allow_own_fd_links() -> None:
     """Switching uid makes a process non-dumpable, which hides /proc/self/fd from itself;
     make it dumpable again (only processes of its own new uid could then look at it)."""
+    _prctl(4, 1)  # PR_SET_DUMPABLE
+
+
+def _orphan_adopter() -> Callable[[], None]:
+    """A function that makes the notebook's process adopt the orphans of its descendants (a
+    grandchild whose parent ended at once: a double fork), where they stay in its tree: ended
+    before the tests and after each case server, and counted in the hidden tests' CPU. Left to
+    the sandbox's first process or to init, such a helper could compute for a hidden test
+    outside its CPU count. Not inherited by a fork: only this process adopts. The C function
+    is held only in the returned function's defaults, which the guard keeps unreadable."""
+    prctl = _libc_prctl()
+
+    def adopt(_prctl: Callable = prctl) -> None:
+        _prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+
+    return adopt
+
+
+def _prctl(option: int, value: int) -> None:
+    _libc_prctl()(option, value, 0, 0, 0)
+
+
+def _libc_prctl() -> Callable:
     import ctypes
 
-    ctypes.CDLL(None, use_errno=True).prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE
+    call = ctypes.CDLL(None, use_errno=True).prctl
     # Forget ctypes again: notebook code must meet the guard's refusal when it imports it, not
     # a module already loaded (an import of a loaded module raises no audit event).
     for name in [name for name in sys.modules
@@ -175,6 +199,7 @@ def _allow_own_fd_links() -> None:
         del sys.modules[name]
     del ctypes
     gc.collect()
+    return call
 
 
 def main(argv: list[str]) -> int:
@@ -217,8 +242,12 @@ def main(argv: list[str]) -> int:
         try:
             os.close(fd)
             os.close(reader)
+            own_uid = os.geteuid() == 0  # the notebook gets a uid of its own, and a process limit
             drop_privileges(uid)
-            _notebook_process(job, writer, flush)
+            adopt = _orphan_adopter()
+            if not own_uid:  # no process limit to fill with orphans that exited during the cells
+                adopt()
+            _notebook_process(job, writer, flush, adopt, own_uid)
         finally:
             flush()
             os._exit(0)
@@ -424,7 +453,14 @@ def _flusher():
     return flush
 
 
-def _notebook_process(job: Job, writer: int, flush) -> None:
+def _notebook_process(job: Job, writer: int, flush, adopt: Callable[[], None],
+                      own_uid: bool) -> None:
+    """Run the notebook's cells, then its hidden tests in case servers forked from here.
+    `adopt` makes a process adopt orphans (_orphan_adopter). With a uid of its own (`own_uid`:
+    there the process limit counts exited orphans until someone reaps them), this process
+    adopts only once the cells have run; the relay reaps the cells' orphans meanwhile, and what
+    is still running of them, found by the uid, is ended before the tests. Otherwise it
+    adopted from the start."""
     # Taken before any notebook code, as default arguments that the guard's audit hook keeps
     # notebook code from replacing: everything after uses only these references.
     fork, wait4, kill, exit_now = os.fork, os.wait4, os.kill, os._exit
@@ -476,7 +512,8 @@ def _notebook_process(job: Job, writer: int, flush) -> None:
     # The course's folder exists here only without bubblewrap; this interpreter's own folders
     # (a virtual environment inside the course's) stay open to it.
     real = os.path.realpath
-    guard.install(saved, report, also=(send, report, flush), hidden=shielded,
+    guard.install(saved, report, also=(send, report, flush),
+                  hidden=(*shielded, adopt),
                   private=tuple(real(path) for path in job.get("private", [])),
                   allowed=tuple(real(path) for path in [
                       *job.get("allowed", []), sys.prefix, sys.base_prefix, sys.exec_prefix,
@@ -491,8 +528,14 @@ def _notebook_process(job: Job, writer: int, flush) -> None:
         return
     for what in restore(saved):
         send({"flag": f"notebook code rebound {what} (put back for the tests)"})
-    _end_processes_of_cells()
+    if own_uid:
+        adopt()
+        _end_processes_of_uid()
+    _end_descendants()
     checked = guard.narrow(saved, __package__ or "sandbox", skip=(__name__, guard.__name__))
+    stopped = _leave_threads_behind(fork, kill, exit_now, adopt)
+    if stopped is not None:  # this is a fresh process: what the cells' process used counts
+        budget -= stopped[1]
     send({"tests": "begin"})  # the relay takes no outcome before this, and only one of these
     index = 0
     while index < len(cases):
@@ -507,6 +550,31 @@ def _notebook_process(job: Job, writer: int, flush) -> None:
                          checked, restore, exit_now, flush)
         os.close(progress_out)
         index = _watch_server(pid, progress, (timeouts, idents), index, send, wait4, kill)
+        _end_descendants()  # what the server's processes left (adopted orphans)
+    if stopped is not None:  # the relay ends once the process it started has ended
+        kill(stopped[0], signal.SIGKILL)
+
+
+def _leave_threads_behind(fork, kill, exit_now, adopt) -> tuple[int, float] | None:
+    """When the cells left threads running in this process, go on in a child, which has none
+    (a fork copies only the thread that forks), and stop this process with its threads for
+    good: such a thread could compute for a hidden test while this process waits for the case
+    server, outside every count of that test's CPU. Returns, in the child, this process's id
+    and the CPU it used (the child's own count starts at 0); None when there were no threads.
+    Notebook code that wakes the stopped process ends it (and so its threads, and the
+    relay's wait: the tests not yet reported fail)."""
+    try:
+        if len(os.listdir("/proc/self/task")) <= 1:
+            return None
+    except OSError:
+        return None
+    spent, parent = _cpu_seconds(), os.getpid()
+    _freeze()
+    if fork() != 0:
+        kill(parent, signal.SIGSTOP)
+        exit_now(0)
+    adopt()  # not inherited
+    return parent, spent
 
 
 def _freeze() -> None:
@@ -517,16 +585,45 @@ def _freeze() -> None:
     gc.enable()
 
 
-def _end_processes_of_cells() -> None:
-    """End the processes the cells started, with what they started (a helper that would compute
-    for the graded functions outside every hidden test's CPU count), once the guard has put
-    back what the cells rebound (this reads /proc with the standard library)."""
-    for process in reversed(tree(os.getpid())[1:]):
-        try:
-            os.kill(process, signal.SIGKILL)
-            os.waitpid(process, 0)  # this process's own children: reaped, not left as zombies
-        except (OSError, ChildProcessError):  # ended meanwhile, or another's child
-            pass
+def _end_descendants(rounds: int = 50) -> None:
+    """End every process under this one, with what they started: the processes the cells left
+    (a helper that would compute for the graded functions outside every hidden test's CPU
+    count), and those a case server left. Run once the guard has put back what the cells
+    rebound (this reads /proc with the standard library). Orphans come to this process
+    (_orphan_adopter), so each round reaps what it killed and what was handed to it meanwhile,
+    until nothing is left."""
+    own = os.getpid()
+    for _ in range(rounds):
+        below = tree(own)[1:]
+        if not below:
+            return
+        for process in reversed(below):
+            try:
+                os.kill(process, signal.SIGKILL)
+            except OSError:  # ended meanwhile
+                pass
+        for process in below:
+            try:
+                os.waitpid(process, 0)  # this process's own children (and orphans it adopted)
+            except (OSError, ChildProcessError):  # another's child, reaped by its parent
+                pass
+
+
+def _end_processes_of_uid() -> None:
+    """End every other process running as this one's uid, which is the notebook's own: those
+    the cells started whose parent ended (the relay, or init, adopted them)."""
+    own, uid = os.getpid(), os.getuid()
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return
+    for name in names:
+        if name.isdigit() and int(name) != own:
+            try:
+                if os.stat(f"/proc/{name}").st_uid == uid:
+                    os.kill(int(name), signal.SIGKILL)
+            except OSError:  # ended meanwhile
+                pass
 
 
 def _settle_after_cells() -> None:
@@ -620,9 +717,17 @@ def _watch_server(pid: int, progress: int, fixed: tuple[tuple[float, ...], tuple
     timeouts, idents = fixed
     count = len(idents)
 
+    own = os.getpid()
+
+    def counted() -> float | None:
+        """The CPU time of the server's process tree and of the orphans it left (adopted by
+        this process: _orphan_adopter)."""
+        used = tree_cpu(pid)
+        return None if used is None else used + adopted_cpu(own, pid)
+
     def backstop(index: int) -> Backstop:
         seconds = wall_backstop(timeouts[index])
-        return Backstop(seconds, lambda: tree_cpu(pid))
+        return Backstop(seconds, counted)
 
     state: _WatchState = {"current": start, "backstop": backstop(start), "cpu": 0.0,
                           "base": 0.0, "expected": start, "forged": False,
@@ -632,13 +737,14 @@ def _watch_server(pid: int, progress: int, fixed: tuple[tuple[float, ...], tuple
         """Whether the current case used its CPU limit and CPU_GRACE more (read from /proc,
         so code under test cannot turn this limit off as it can its own timer), with the
         processes it started (a fork computing in its place)."""
-        base, used = state["base"], tree_cpu(pid)
+        base, used = state["base"], counted()
         return base is not None and used is not None and \
             used - base > timeouts[state["current"]] + CPU_GRACE
 
     def take(data: bytes) -> None:
         state["buffer"] += data
         current = state["current"]
+        learnt = False  # a case started: its base is read once, after every line of `data`
         while b"\n" in state["buffer"]:
             line, state["buffer"] = state["buffer"].split(b"\n", 1)
             words = line.split()
@@ -650,12 +756,14 @@ def _watch_server(pid: int, progress: int, fixed: tuple[tuple[float, ...], tuple
                     continue
                 state["current"] = state["expected"]
                 state["expected"] += 1
-                state["base"] = tree_cpu(pid)
+                learnt = True
                 try:
                     state["cpu"] = float(words[1])
                 except ValueError:
                     state["cpu"] = 0.0
         state["buffer"] = state["buffer"][-4096:]
+        if learnt:  # only the latest case's base counts: one look at /proc for all of `data`
+            state["base"] = counted()
         if state["current"] != current:  # one look at the server's CPU, for the latest case
             state["backstop"] = backstop(state["current"])
 
@@ -685,7 +793,7 @@ def _watch_server(pid: int, progress: int, fixed: tuple[tuple[float, ...], tuple
             wait4(pid, 0)
             break
         if state["backstop"].passed() or over_limit():
-            for process in reversed(tree(pid)):  # with what it started, which would go on
+            for process in reversed(tree(own)[1:]):  # with what it started, which would go on
                 try:
                     kill(process, signal.SIGKILL)
                 except OSError:  # ended meanwhile

@@ -1,5 +1,5 @@
 # threat: a correct but slow run_order (a list scanned for every dependency: the 1000-job case
-# needs about 20 s of CPU against its 5 s), run in a forked child that raises its own CPU limit and
+# needs about 10 s of CPU against its 5 s), run in a forked child that raises its own CPU limit and
 # sends the answer back over a pipe, so that the case server's CPU time stays low. The watcher
 # counts the CPU time of every process the case server started.
 # notebook: 04_run_order
@@ -14,7 +14,7 @@ def run_order(tasks):
     order, done = [], []          # a list: membership is a scan (the honest slowness)
     remaining = sorted(tasks)
     while remaining:
-        for _ in range(4):  # looked at four times, to be sure
+        for _ in range(2):  # looked at twice, to be sure
             ready = [job for job in remaining if sum(done.count(d) for d in tasks[job]) == len(tasks[job]) and all(d in done for d in tasks[job])]
         if not ready:
             raise ValueError(f"cycle detected among {remaining[:5]}")
