@@ -20,6 +20,8 @@ NO_GAP = "| 05:00 | 06:05 | (05:00, 06:00) | `[]` |"
 NOTHING = "`\"run\"` is `None` when the current window ended at or before `last_end`."
 BOUNDARY = "(an aware datetime on a window boundary; `ValueError` otherwise)"
 FENCING = "every write must show the current number; a write with an older number is refused"
+SAME_TRANSACTION = ("the check and the file operation belong in the same `with transaction(db):` "
+                    "block")
 
 
 def together(name: str, workers: int, observe: list, weight: float, rule: str) -> Case:
@@ -43,6 +45,15 @@ def stale_worker(name: str, disk_full_on_waking: bool, observe: list, weight: fl
                 shows="worker-1's run_job stalls after 'metrics' past its lease; worker-2 "
                       "recovers and finishes the run; then worker-1 wakes up"
                       + (" to a full disk" if disk_full_on_waking else ""))
+
+
+def takeover(name: str, operation: str, observe: list, weight: float) -> Case:
+    return Case(name=name, probe="proofs.takeover_at_the_fence", args=(operation, observe),
+                weight=weight, timeout=10, rule=SAME_TRANSACTION,
+                shows="worker-2 recovers and finishes the run at the last moment before "
+                      f"worker-1's first {'removal' if operation == 'remove' else 'write'} "
+                      "at which the database lets it"
+                      + (" (worker-1's disk is full)" if operation == "remove" else ""))
 
 
 def gap(name: str, last_end_hour: int, now_minutes: float, weight: float, *, rule: str,
@@ -81,6 +92,11 @@ CASES = [
     stale_worker("a stale worker writes no file after a takeover and ends LOST", False,
                  ["worker-1 (wakes up late)", "writes by worker-1 after the takeover", "rows",
                   "artifact hashes"], 2),
+    takeover("a takeover just before the report is written: the stale worker writes nothing",
+             "write", ["file operations by worker-1 after the takeover", "artifact hashes"], 2),
+    takeover("a takeover just before a failed run removes its files: the stale worker removes "
+             "nothing", "remove", ["file operations by worker-1 after the takeover", "files"],
+             2),
     gap("a missed run is logged as a gap, not backfilled", 3, 0, 3, rule=GAPS),
     gap("after a restart only the current window runs; the gaps stay empty", 3, 0, 2,
         then_run=True, rule=NO_BACKFILL),

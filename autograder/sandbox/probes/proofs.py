@@ -3,6 +3,7 @@ catch up."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from datetime import datetime, timedelta
 
@@ -191,3 +192,161 @@ def proofs_gap(namespace: dict, last_end_hour: int, now_minutes: float, calls: i
             world.close()
 
 
+class _Fence:
+    """Worker 1's run, watched from its step 'metrics' on: every statement its connection
+    starts (SQLite's trace callback, which fires before the statement runs) and every file it
+    writes or removes is a moment, and at each one the probe asks whether another worker could
+    take the run over right then: whether a connection of its own gets the write lock at once
+    (BEGIN IMMEDIATE, without waiting; rolled back). Nothing here waits or depends on timing.
+
+    With `takeover_at` (a moment's index), worker 2 recovers the run at that moment, in this
+    thread and with its own connection, after the clock has passed worker 1's lease."""
+
+    def __init__(self, namespace: dict, world: World, job, key: str,
+                 takeover_at: int | None) -> None:
+        self.namespace, self.world, self.job, self.key = namespace, world, job, key
+        self.takeover_at = takeover_at
+        self.rival = sqlite3.connect(str(world.path), timeout=0, isolation_level=None)
+        self.moments: list[tuple[str, bool]] = []  # (what, could another worker take over)
+        self.armed = False
+        self.busy = False  # worker 2 is at work: its own statements and files are not watched
+        self.recovery: list = []
+        self.late: list[str] = []  # worker 1's file operations after the takeover
+        self.traced = 0
+
+    def could_take_over(self) -> bool:
+        try:
+            self.rival.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError:
+            return False
+        self.rival.execute("ROLLBACK")
+        return True
+
+    def moment(self, what: str) -> None:
+        if not self.armed or self.busy:
+            return
+        index = len(self.moments)
+        self.moments.append((what, self.could_take_over()))
+        if index == self.takeover_at:
+            self.take_over()
+
+    def take_over(self) -> None:
+        world, store = self.world, self.world.store
+        self.busy = True
+        full, store.fail_on = store.fail_on, set()  # worker 2's disk is fine
+        world.clock.advance(float(self.job.lease_seconds) + 300)
+        other = lookup(self.namespace, "connect")(world.path)
+        try:
+            self.recovery.append(result_view(lookup(self.namespace, "run_job")(
+                other, self.job, world.source, store, world.clock, owner="worker-2"), self.key))
+        except Exception as error:  # worker 2's own failure is an observation too
+            self.recovery.append(f"raised {type(error).__name__}")
+        finally:
+            other.close()
+            store.fail_on = full
+            self.busy = False
+
+    def statement(self, sql: object) -> None:
+        self.traced += 1
+        self.moment("statement")
+
+    def file(self, operation: str, name: str) -> None:
+        self.moment(operation)
+        if self.recovery and not self.busy:
+            self.late.append(f"{operation} {KEY_PATTERN.sub('<key>', name)}")
+
+    def step(self, name: str) -> None:
+        if name == "metrics":
+            self.armed = True
+        self.moment(f"step {name}")
+
+    def last_chance_before(self, operation: str) -> int | None:
+        """The last moment up to worker 1's first `operation` (sampled as it starts) at which
+        another worker could take the run over; None when there was none."""
+        first = next((index for index, (what, _) in enumerate(self.moments)
+                      if what == operation), len(self.moments))
+        free = [index for index, (_, could) in enumerate(self.moments[:first + 1]) if could]
+        return free[-1] if free else None
+
+    def close(self) -> None:
+        self.rival.close()
+
+
+def _fenced_run(namespace: dict, folder, operation: str, takeover_at: int | None):
+    """Worker 1's run_job with its moments watched (_Fence); with `operation` "remove", its
+    first artifact write fails (a full disk). Returns (world, fence, worker 1's result view,
+    why the moments could not be watched or None); the caller closes both."""
+    world = World(namespace, folder)
+    job = world.job()
+    key = world.key(job)
+    fence = _Fence(namespace, world, job, key, takeover_at)
+    store = world.store
+    if operation == "remove":
+        store.fail_on = {lookup(namespace, "artifact_names")(key)[0]}
+    real_remove = store.remove
+
+    def remove(name: str) -> None:
+        fence.file("remove", name)
+        real_remove(name)
+
+    store.on_write = lambda name: fence.file("write", name)
+    store.remove = remove
+    world.db.set_trace_callback(fence.statement)
+    try:
+        worker_1 = result_view(lookup(namespace, "run_job")(
+            world.db, job, world.source, store, world.clock, owner="worker-1",
+            on_step=fence.step), key)
+    except Exception as error:
+        worker_1 = f"raised {type(error).__name__}"
+    finally:
+        store.on_write, store.fail_on = None, set()
+        del store.remove
+    fence.armed = False
+    before = fence.traced
+    why = None
+    try:
+        world.db.execute("SELECT 1").fetchall()
+    except Exception:  # noqa: S110 (closed by the code: what it ran before was watched)
+        pass
+    else:
+        if fence.traced == before:
+            why = ("turned off the trace callback through which the hidden test watches its "
+                   "statements")
+    world.db.set_trace_callback(None)
+    return world, fence, worker_1, why
+
+
+@probe("proofs.takeover_at_the_fence")
+def proofs_takeover_at_the_fence(namespace: dict, operation: str, observe: list) -> dict:
+    """Worker 2 takes the run over at the last moment before worker 1's first file `operation`
+    ("write", or "remove" after a failed write) at which it could: when worker 1 checks
+    holds_run and does the file operation inside one transaction, that moment comes before
+    the check, and worker 1 must then write or remove nothing. The run is replayed: the first
+    run (no takeover) finds the moment, the second (a fresh database, the same injected clock
+    and data, so the same steps up to there) takes the run over at it."""
+    with scratch() as folder:
+        world, fence, _, why = _fenced_run(namespace, folder, operation, None)
+        takeover_at = fence.last_chance_before(operation)
+        first = fence.moments
+        fence.close()
+        world.close()
+    if why is not None:
+        return {name: why for name in observe}
+    with scratch() as folder:
+        world, fence, worker_1, why = _fenced_run(namespace, folder, operation, takeover_at)
+        try:
+            if why is None and takeover_at is not None \
+                    and fence.moments[:takeover_at + 1] != first[:takeover_at + 1]:
+                why = "worker-1 took other steps when its run was repeated on the same input"
+            if why is not None:
+                return {name: why for name in observe}
+            seen = {"worker-2 (takes over)": fence.recovery[0] if fence.recovery
+                    else "never ran: no moment before worker-1's first file operation let it",
+                    "worker-1 (taken over)": worker_1,
+                    "file operations by worker-1 after the takeover": fence.late,
+                    "files": file_names(world.store),
+                    "artifact hashes": artifacts_check(world)}
+            return {name: seen[name] for name in observe}
+        finally:
+            fence.close()
+            world.close()
