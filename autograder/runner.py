@@ -72,9 +72,25 @@ class RunResult:
         return any(event.get("event") == "done" for event in self.events)
 
 
+_uids_in_use: set[int] = set()
+_uids_lock = threading.Lock()
+
+
 def sandbox_uid() -> int:
-    """A fresh uid for one sandbox run."""
-    return SANDBOX_UIDS.start + secrets.randbelow(len(SANDBOX_UIDS))
+    """A fresh uid for one sandbox run, none of this grader's running sandboxes has (give it
+    back with `release_uid`): without bubblewrap, the notebook's process ends every other
+    process of its uid before the tests."""
+    with _uids_lock:
+        while True:
+            uid = SANDBOX_UIDS.start + secrets.randbelow(len(SANDBOX_UIDS))
+            if uid not in _uids_in_use:
+                _uids_in_use.add(uid)
+                return uid
+
+
+def release_uid(uid: int) -> None:
+    with _uids_lock:
+        _uids_in_use.discard(uid)
 
 
 def _scratch_folder(assignment: str, uid: int) -> tuple[tempfile.TemporaryDirectory, Path]:
@@ -116,9 +132,9 @@ class Started:
 
     def __init__(self, process: subprocess.Popen, results: int, group: Cgroup,
                  key: tuple[int, int, float], holder: tempfile.TemporaryDirectory | None,
-                 fits: tuple) -> None:
+                 fits: tuple, uid: int) -> None:
         self.process, self.results, self.group, self.key = process, results, group, key
-        self.holder, self.fits = holder, fits
+        self.holder, self.fits, self.uid = holder, fits, uid
         self._taken = threading.Lock()
 
     def take(self) -> bool:
@@ -150,6 +166,7 @@ class Started:
         if self.holder:
             shutil.rmtree(self.holder.name, ignore_errors=True)
             self.holder.cleanup()
+        release_uid(self.uid)
 
 
 def _fits(limits: Limits, isolation: Isolation, assignment: str) -> tuple:
@@ -191,9 +208,11 @@ def start(limits: Limits, isolation: Isolation, assignment: str = "") -> Started
             group.remove()
             if holder:
                 holder.cleanup()
+            release_uid(uid)
     if process is None:
         return None
-    return Started(process, read_end, group, key, holder, _fits(limits, isolation, assignment))
+    return Started(process, read_end, group, key, holder, _fits(limits, isolation, assignment),
+                   uid)
 
 
 def run(job: protocol.Job, limits: Limits, isolation: Isolation,

@@ -526,7 +526,9 @@ def test_a_huge_notebook_is_graded_within_its_time_limit(tmp_path, shape):
     if shape == "one_long_line":
         notebook.cells.append(nbformat.v4.new_code_cell("x = [" + "1," * 9_000_000 + "]"))
     else:
-        notebook.cells += [nbformat.v4.new_code_cell("x = 1") for _ in range(60_000)]
+        # Ids of their own: 60,000 random 8-digit ones would often hold two alike.
+        notebook.cells += [nbformat.v4.new_code_cell("x = 1", id=f"many-{index}")
+                           for index in range(60_000)]
     path = tmp_path / f"{PARSE.notebook}.ipynb"
     nbformat.write(notebook, str(path))
     assert path.stat().st_size < 20 * 2**20

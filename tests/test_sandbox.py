@@ -1372,3 +1372,21 @@ def test_reaping_leftovers_never_ends_a_notebook_parser_of_another_thread(tmp_pa
     failures, killed, still_there = done.stdout.split()
     assert failures == "0", "a parser was ended by another thread's reaping"
     assert killed == "1" and still_there == "False"
+
+
+def test_no_two_running_sandboxes_of_one_grader_share_a_uid(monkeypatch):
+    """Without bubblewrap a notebook's process ends every other process of its uid before the
+    tests: a uid drawn twice would end a classmate's."""
+    draws = iter([7, 7, 7, 8])
+    monkeypatch.setattr(runner.secrets, "randbelow", lambda _: next(draws))
+    first = runner.sandbox_uid()
+    try:
+        second = runner.sandbox_uid()
+        assert (first, second) == (runner.SANDBOX_UIDS.start + 7, runner.SANDBOX_UIDS.start + 8)
+    finally:
+        runner.release_uid(first)
+        runner.release_uid(second)
+    monkeypatch.setattr(runner.secrets, "randbelow", lambda _: 7)
+    again = runner.sandbox_uid()
+    runner.release_uid(again)
+    assert again == first  # given back, it can be drawn again
