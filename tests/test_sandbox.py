@@ -11,13 +11,16 @@ import io
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import fixtures
 import nbformat
@@ -25,6 +28,9 @@ import pytest
 
 from autograder import batch, cgroups, grading, isolation, processes, runner, scoring
 from autograder.results import NotebookResult
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 from autograder.rubric import exercise_for
 
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -1390,3 +1396,93 @@ def test_no_two_running_sandboxes_of_one_grader_share_a_uid(monkeypatch):
     again = runner.sandbox_uid()
     runner.release_uid(again)
     assert again == first  # given back, it can be drawn again
+
+
+# -- writes to the sandbox's code and the course's folders ---------------------------------
+
+@pytest.fixture
+def writable_package(monkeypatch) -> Iterator[Path]:
+    """A copy of the compiled sandbox package that the notebook's uid could write, as a grader
+    that is not root has it (its own uid owns the copy and runs the notebooks): the workers
+    of this test load it instead of the grader's own. Beside the grader's, in the temporary
+    folder every uid can reach."""
+    holder = Path(tempfile.mkdtemp(prefix="autograder-package-test-"))
+    copy = holder / "sandbox"
+    try:
+        shutil.copytree(isolation.compiled_package(), copy)
+        for folder, _, files in os.walk(holder):
+            os.chmod(folder, 0o777)
+            for name in files:
+                os.chmod(os.path.join(folder, name), 0o666)
+        monkeypatch.setattr(runner, "compiled_package", lambda: copy)
+        yield copy
+    finally:
+        shutil.rmtree(holder)
+
+
+WRITE_THE_PACKAGE = """
+import os, shutil, sqlite3, sys
+PACKAGE, CLASS = {package!r}, {folder!r}
+target = PACKAGE + "/sandbox/plain.py"
+attempts = {{
+    "append": lambda: open(target, "a").write("# changed"),
+    "os.open": lambda: os.open(target, os.O_WRONLY | os.O_TRUNC),
+    "a module of its own": lambda: open(PACKAGE + "/json.py", "w").close(),
+    "replace": lambda: (open("mine.py", "w").close(), os.replace("mine.py", target)),
+    "remove": lambda: os.remove(target),
+    "mkdir": lambda: os.mkdir(PACKAGE + "/sandbox/made"),
+    "chmod": lambda: os.chmod(target, 0o777),
+    "truncate": lambda: os.truncate(target, 0),
+    "utime": lambda: os.utime(target, (0, 0)),
+    "symlink": lambda: os.symlink("/dev/null", PACKAGE + "/sandbox/made.py"),
+    "hard link": lambda: os.link(target, "second_name.py"),
+    "rmtree": lambda: shutil.rmtree(PACKAGE + "/sandbox"),
+    "unlink in a folder descriptor": lambda: os.unlink("plain.py",
+                                                       dir_fd=os.open(PACKAGE + "/sandbox", 0)),
+    "database": lambda: sqlite3.connect(PACKAGE + "/made.db").execute("create table t (a)"),
+    "class folder": lambda: open(CLASS + "/.expected.json", "w").write("{{}}"),
+}}
+for what, attempt in attempts.items():
+    try:
+        attempt()
+        print("CHANGED", what)
+    except OSError as error:
+        print("REFUSED", what, "by the grader" if "grader refuses" in str(error) else error)
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_notebook_code_cannot_change_the_sandbox_code_or_the_class_folders(tmp_path, mode,
+                                                                         writable_package):
+    """The grader's copy of the sandbox package serves every later notebook: without bubblewrap
+    and without root the notebook runs as the uid that owns it, and a changed probe would
+    grade every later student. The guard refuses each way of changing it, and of changing the
+    class's folders (an output folder's stored expected values), in every mode, also where
+    Landlock is missing; with bubblewrap the package is mounted at /grader."""
+    if mode == "bwrap" and not isolation.bwrap_works():
+        pytest.skip("bubblewrap (Debian package bubblewrap) is not available")
+    before = {path: path.read_bytes() for path in writable_package.rglob("*") if path.is_file()}
+    folder = Path(tempfile.mkdtemp(prefix="autograder-class-test-"))  # every uid reaches it
+    try:
+        folder.chmod(0o777)
+        package = "/grader" if mode == "bwrap" else str(writable_package.parent)
+        code = WRITE_THE_PACKAGE.format(package=package, folder=str(folder))
+        notebook = fixtures.build_submission(PARSE, {"answer_parse_cron_field": ANSWER},
+                                             [("answer_parse_cron_field", code)])
+        path = tmp_path / "01_parse_cron_field.ipynb"
+        nbformat.write(notebook, path)
+        result = grading.grade_notebook(path, grading.Options(
+            isolation=isolation.Isolation(mode), private=(str(folder),)))
+        left = list(folder.iterdir())
+    finally:
+        shutil.rmtree(folder)
+    assert "CHANGED" not in result.stdout, result.stdout
+    refused = [line for line in result.stdout.splitlines() if line.startswith("REFUSED")]
+    assert len(refused) == 15, result.stdout
+    if mode == "none":  # the bwrap sandbox has no class folder to write to
+        assert all(line.endswith("by the grader") for line in refused), result.stdout
+    assert any("change" in flag and "sandbox's code" in flag for flag in result.flags)
+    assert {path: path.read_bytes() for path in writable_package.rglob("*")
+            if path.is_file()} == before
+    assert left == []
+    assert result.score == PARSE.max_score

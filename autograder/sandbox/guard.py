@@ -403,12 +403,16 @@ class _BuiltinSpec:
 
 
 def install(saved: Snapshot, report: Callable[[str], None], also: tuple = (),
-            hidden: tuple = (), private: tuple = (), allowed: tuple = ()) -> Callable:
+            hidden: tuple = (), private: tuple = (), allowed: tuple = (),
+            readonly: tuple = (), writable: tuple = ()) -> Callable:
     """Install the audit hook that guards `saved` and the functions in `also` (and itself);
     `report(text)` hears every refusal. The defaults of the functions in `hidden` cannot be
     read (shield_signal_handlers). Files and folders under `private` cannot be opened, listed
     or connected to as a database, except under a deeper folder of `allowed` (paths as
-    realpath gives them)."""
+    realpath gives them). Nothing under `private` or `readonly` (the sandbox package) can be
+    written, created, removed, renamed, linked, or have its mode, owner, times or extended
+    attributes changed, except under a deeper folder of `writable` (the scratch folder); nor
+    can a folder in or above `readonly` be opened as a descriptor."""
     keep = [*also, *hidden]
 
     def hook(event: str, args: tuple, _protected: frozenset = frozenset(), _keep: tuple = (),
@@ -424,7 +428,44 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = (),
              _fspath: Callable = os.fsdecode, _value_error: type = ValueError,
              _frames: frozenset = STACK_FRAMES, _introspection: frozenset = INTROSPECTION,
              _hidden: frozenset = frozenset(), _private: tuple = (),
-             _allowed: tuple = (), _len: Callable = builtins.len) -> None:
+             _allowed: tuple = (), _len: Callable = builtins.len, _readonly: tuple = (),
+             _writable: tuple = (), _write_names: frozenset = WRITE_EVENT_NAMES,
+             _write_events: tuple = WRITE_EVENTS,
+             _write_flags: int = WRITE_FLAGS, _int: type = builtins.int,
+             _written: Callable = _written, _sqlite_read_only: Callable = _sqlite_read_only,
+             _readlink: Callable = os.readlink) -> None:
+        if event in _write_names and (_private or _readonly):
+            # (positions of the paths written, and of the folder descriptor each is relative to)
+            positions: tuple = ()
+            for name, where_in_args in _write_events:
+                if name == event:
+                    positions = where_in_args
+            for at, fd_at in positions:
+                if _len(args) <= at:
+                    continue
+                path = args[at]
+                where = args[fd_at] if fd_at is not None and _len(args) > fd_at else -1
+                if _isinstance(path, (bytes, bytearray)):
+                    path = _fspath(_bytes(path))
+                if not _isinstance(path, _str):  # a descriptor, opened under these checks
+                    continue
+                if not path.startswith("/") and _type(where) is _int and where >= 0:
+                    try:  # relative to a folder descriptor: resolved from that folder
+                        path = _readlink(f"/proc/self/fd/{where}") + "/" + path
+                    except _os_error:
+                        pass  # no /proc (macOS): checked from the working folder
+                real = _realpath(path)
+                if _written(real, _private + _readonly, _writable):
+                    _report(f"change {path}, in the sandbox's code or the course's or the "
+                            "class's folders")
+                    raise _permission_error(f"the grader refuses to change {path}")
+            if event == "os.link" and _len(args) > 0 and _isinstance(args[0], _str) \
+                    and _written(_realpath(args[0]), _private + _readonly, _writable):
+                # a second name for a protected file would write it
+                _report(f"link to {args[0]}, in the sandbox's code or the course's folders")
+                raise _permission_error(f"the grader refuses to link to {args[0]}")
+            if event != "os.symlink" and event != "os.link":
+                return
         if event == "object.__setattr__" or event == "object.__delattr__":
             target, name = args[0], args[1]
             if _id(target) in _protected:
@@ -446,6 +487,7 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = (),
                 path = _fspath(_bytes(path))
             if not _isinstance(path, _str):
                 return
+            given = path
             if event == "sqlite3.connect":
                 path = _database_path(path)
                 if path is None:
@@ -455,6 +497,21 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = (),
             if event == "open" and (_into_memory(path) or _into_memory(real)):
                 _report(f"open {path}")
                 raise _permission_error(f"the grader refuses to open {path}")
+            if (event == "sqlite3.connect" and not _sqlite_read_only(given)
+                    or event == "open" and _len(args) > 2 and _type(args[2]) is _int
+                    and args[2] & _write_flags) \
+                    and _written(real, _private + _readonly, _writable):
+                _report(f"write {path}, in the sandbox's code or the course's or the class's "
+                        "folders")
+                raise _permission_error(f"the grader refuses to write {path}")
+            if event == "open" and _readonly and _near(real, _readonly):
+                try:
+                    folder = _is_dir(_stat(real).st_mode)
+                except _os_error:
+                    folder = False
+                if folder:  # a descriptor of it reaches the sandbox's code by relative paths
+                    _report(f"open the folder {path} as a descriptor")
+                    raise _permission_error(f"the grader refuses to open {path} as a folder")
             if event == "open" and _private and _near(real, _private):
                 try:
                     folder = _is_dir(_stat(real).st_mode)
@@ -511,8 +568,13 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = (),
     keep.append(hook)
     # `hook` is defined with defaults above, so they are a tuple, never None.
     defaults = list(hook.__defaults__ or ())
-    defaults[0], defaults[1] = saved[5] | frozenset(map(id, keep)), tuple(keep)
-    defaults[-4:-1] = frozenset(map(id, hidden)), tuple(private), tuple(allowed)
+    names = hook.__code__.co_varnames[:hook.__code__.co_argcount]
+    first = len(names) - len(defaults)
+    for name, value in (("_protected", saved[5] | frozenset(map(id, keep))), ("_keep", tuple(keep)),
+                        ("_hidden", frozenset(map(id, hidden))), ("_private", tuple(private)),
+                        ("_allowed", tuple(allowed)), ("_readonly", tuple(readonly)),
+                        ("_writable", tuple(writable))):
+        defaults[names.index(name) - first] = value
     hook.__defaults__ = tuple(defaults)
     sys.addaudithook(hook)
     return hook
@@ -549,6 +611,45 @@ def _resolved(path: str, _lstat: Callable = os.lstat, _readlink: Callable = os.r
         else:
             done.append(part)
     return "/" + "/".join(done)
+
+
+# Audit events that change the file system: for each, the positions in its arguments of the
+# paths it changes and of the folder descriptor each is relative to (None: none). os.truncate
+# and os.chmod name a descriptor (an int) when called with one, which the checks pass over:
+# it was opened under them. mkfifo and mknod raise no audit event.
+WRITE_EVENTS = (("os.rename", ((0, 2), (1, 3))), ("os.remove", ((0, 1),)),
+                ("os.rmdir", ((0, 1),)), ("os.mkdir", ((0, 2),)), ("os.chmod", ((0, 2),)),
+                ("os.chown", ((0, 3),)), ("os.truncate", ((0, None),)),
+                ("os.utime", ((0, 3),)), ("os.symlink", ((1, 2),)), ("os.link", ((1, 3),)),
+                ("os.setxattr", ((0, None),)), ("os.removexattr", ((0, None),)),
+                ("os.chflags", ((0, None),)), ("os.lchflags", ((0, None),)),
+                ("os.lchmod", ((0, None),)))
+WRITE_EVENT_NAMES = frozenset(name for name, _ in WRITE_EVENTS)
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+
+
+def _written(real: str, protected: tuple, writable: tuple, _len: Callable = builtins.len) -> bool:
+    """Whether writing `real` is refused: the deepest of `protected` that holds it is deeper
+    than every folder of `writable` that holds it."""
+    deepest = -1
+    for folder in protected:
+        if (real == folder or real.startswith(folder + "/")) and _len(folder) > deepest:
+            deepest = _len(folder)
+    if deepest < 0:
+        return False
+    for kept in writable:
+        if (real == kept or real.startswith(kept + "/")) and _len(kept) >= deepest:
+            return False
+    return True
+
+
+def _sqlite_read_only(name: str) -> bool:
+    """Whether an `sqlite3.connect` name opens its database read-only (a `file:` URI with
+    mode=ro); any other connection may create or change the file."""
+    if not name.startswith("file:"):
+        return False
+    query = name.partition("?")[2].partition("#")[0]
+    return "mode=ro" in query.split("&")
 
 
 def _near(real: str, folders: tuple) -> bool:

@@ -511,13 +511,18 @@ def _notebook_process(job: Job, writer: int, flush, adopt: Callable[[], None],
     restore_code, restore_defaults = restore.__code__, restore.__defaults__
     # The course's folder exists here only without bubblewrap; this interpreter's own folders
     # (a virtual environment inside the course's) stay open to it.
+    # Nothing in the course's folders or in the sandbox's own code (the folder that holds this
+    # package, which later notebooks load too) can be written, but in the scratch folder.
     real = os.path.realpath
+    scratch = (os.getcwd(), *([os.environ["TMPDIR"]] if os.environ.get("TMPDIR") else []))
     guard.install(saved, report, also=(send, report, flush),
                   hidden=(*shielded, adopt),
                   private=tuple(real(path) for path in job.get("private", [])),
                   allowed=tuple(real(path) for path in [
                       *job.get("allowed", []), sys.prefix, sys.base_prefix, sys.exec_prefix,
-                      os.getcwd(), *([os.environ["TMPDIR"]] if os.environ.get("TMPDIR") else [])]))
+                      *scratch]),
+                  readonly=(real(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),),
+                  writable=tuple(real(path) for path in scratch))
     for index, cell in enumerate(job.get("cells", [])):
         error = run_cell(namespace, cell["source"], cell["label"], seconds)
         if error:
