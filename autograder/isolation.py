@@ -183,7 +183,8 @@ class Isolation:
         worker = [python, "-S", "-c", BOOTSTRAP, folder, rlimits, packages,
                   "--results-fd", str(results_fd), "--uid", str(uid)]
         if not self.isolated:
-            return worker
+            _say_landlock()
+            return [*worker, "--landlock"]  # the worker confines itself where it can
         workdir = f"/course/scratch/{assignment or 'work'}"
         args = [shutil.which("bwrap") or "bwrap", *_namespace_flags(), "--clearenv"]
         if seccomp_fd is not None:
@@ -277,8 +278,35 @@ def seccomp_pipe() -> int | None:
     return read_end
 
 
-def environment(home: str) -> dict[str, str]:
-    return {**ENVIRONMENT, "HOME": home, "MPLCONFIGDIR": home}
+def environment(home: str, tmp: str | None = None) -> dict[str, str]:
+    """The worker's environment; `tmp`, the TMPDIR of a worker without bubblewrap (whose /tmp
+    is the machine's, out of its reach under Landlock)."""
+    return {**ENVIRONMENT, "HOME": home, "MPLCONFIGDIR": home, **({"TMPDIR": tmp} if tmp else {})}
+
+
+@functools.cache
+def landlock_abi() -> int:
+    """The Landlock ABI version of the running kernel, 0 without Landlock."""
+    from .sandbox import landlock
+
+    return landlock.abi()
+
+
+def _say_landlock() -> None:
+    version = landlock_abi()
+    if version:
+        extra = ["no TCP"] if version >= 4 else []
+        extra += ["no signal or abstract unix socket beyond its own processes"] \
+            if version >= 6 else []
+        say_once(log, logging.INFO, f"landlock: ABI {version}: without bubblewrap each notebook's "
+                 "process is confined with Landlock (it reads only the system's and Python's "
+                 "folders, the sandbox package and data/, writes only its scratch folder"
+                 + "".join(f"; {what}" for what in extra) + "), programs it runs included")
+    else:
+        say_once(log, logging.WARNING, "landlock: not available here (an older kernel, or not "
+                 "Linux), so without bubblewrap only the guard's audit hook keeps notebook code "
+                 "from the machine's files: a program a notebook runs, SQL's ATTACH and the "
+                 "network are not confined")
 
 
 def _site_packages(venv_mount: str | None) -> list[str]:

@@ -95,15 +95,18 @@ def release_uid(uid: int) -> None:
 
 def _scratch_folder(assignment: str, uid: int) -> tuple[tempfile.TemporaryDirectory, Path]:
     """A private working folder for an unisolated (not bubblewrapped) worker, with a `data`
-    link beside it so notebooks find the course data the way they do in the sandbox."""
+    link beside it so notebooks find the course data the way they do in the sandbox, and a
+    `tmp` folder for its TMPDIR. The worker confines itself to this folder (sandbox/landlock.py:
+    its cwd, ROOT/scratch/ASSIGNMENT, says where ROOT is)."""
     holder = tempfile.TemporaryDirectory(prefix="autograder-")
     root = Path(holder.name)
     workdir = root / "scratch" / (assignment or "work")
     workdir.mkdir(parents=True)
+    (root / "tmp").mkdir()
     if (DATA / "README.md").is_file():
         (root / "data").symlink_to(DATA)
     if os.geteuid() == 0:
-        for folder in (root, root / "scratch", workdir):
+        for folder in (root, root / "scratch", workdir, root / "tmp"):
             os.chown(folder, uid, uid)
     return holder, workdir
 
@@ -197,7 +200,8 @@ def start(limits: Limits, isolation: Isolation, assignment: str = "") -> Started
                     command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE, pass_fds=passed, start_new_session=True,
                     close_fds=True, cwd=scratch,
-                    env=None if isolation.isolated else environment(str(scratch)))
+                    env=None if isolation.isolated else environment(
+                        str(scratch), str(Path(str(scratch)).parent.parent / "tmp")))
                 processes.live.add(process)
     finally:
         os.close(write_end)

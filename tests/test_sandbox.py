@@ -14,6 +14,7 @@ import random
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -28,6 +29,7 @@ import pytest
 
 from autograder import batch, cgroups, grading, isolation, processes, runner, scoring
 from autograder.results import NotebookResult
+from autograder.sandbox import landlock
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -1398,7 +1400,14 @@ def test_no_two_running_sandboxes_of_one_grader_share_a_uid(monkeypatch):
     assert again == first  # given back, it can be drawn again
 
 
-# -- writes to the sandbox's code and the course's folders ---------------------------------
+# -- writes to the sandbox's code and the course's folders; Landlock without bubblewrap -----
+
+PLAIN = isolation.Isolation("none")
+LANDLOCK = landlock.abi()
+needs_landlock = pytest.mark.skipif(
+    LANDLOCK < 1, reason="this kernel has no Landlock (Linux 5.13 and later, when enabled): "
+    "without bubblewrap only the guard's audit hook confines notebook code")
+
 
 @pytest.fixture
 def writable_package(monkeypatch) -> Iterator[Path]:
@@ -1486,3 +1495,69 @@ def test_notebook_code_cannot_change_the_sandbox_code_or_the_class_folders(tmp_p
             if path.is_file()} == before
     assert left == []
     assert result.score == PARSE.max_score
+
+
+PROGRAMS_SQL_NETWORK = """
+import os, socket, sqlite3, subprocess, threading
+PACKAGE, SOLUTION, DATABASE, PORT = {package!r}, {solution!r}, {database!r}, {port}
+done = subprocess.run(["cat", SOLUTION], capture_output=True)
+print("CAT", "READ" if done.stdout else "REFUSED")
+done = subprocess.run(["sh", "-c", f"echo '# changed' >> {{PACKAGE}}/sandbox/plain.py"],
+                      capture_output=True)
+print("SHELL WRITE", "REFUSED" if done.returncode else "DONE")
+try:
+    connection = sqlite3.connect(":memory:")
+    connection.execute(f"ATTACH DATABASE '{{DATABASE}}' AS stolen")
+    print("ATTACH READ", connection.execute("SELECT secret FROM stolen.answers").fetchall())
+except sqlite3.Error as error:
+    print("ATTACH REFUSED", error)
+try:
+    socket.create_connection(("127.0.0.1", PORT), timeout=2).sendall(b"stolen")
+    print("TCP CONNECTED")
+except OSError as error:
+    print("TCP REFUSED", type(error).__name__)
+print("TMPDIR", __import__("tempfile").mkdtemp())
+threading.Thread(target=threading.Event().wait, daemon=True).start()  # the tests then fork
+"""
+
+
+@needs_landlock
+def test_without_bubblewrap_landlock_confines_programs_sql_and_the_network(tmp_path,
+                                                                             writable_package):
+    """What no audit hook sees: a program the notebook runs reading solutions/ or writing the
+    sandbox's code, SQL's ATTACH of a database in the course's folder, a TCP connection. Under
+    Landlock the fallback refuses them as bubblewrap would; a thread the cells leave (the
+    tests then run in a forked child, which ends the stopped process that made it: a signal
+    within the notebook's own Landlock domain) costs nothing."""
+    course = Path(grading.COURSE)
+    secret = Path(tempfile.mkdtemp(dir=course, prefix=".test-attach-"))
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)
+    try:
+        secret.chmod(0o755)
+        database = secret / "answers.db"
+        with sqlite3.connect(database) as connection:
+            connection.execute("CREATE TABLE answers (secret TEXT)")
+            connection.execute("INSERT INTO answers VALUES ('the reference')")
+        database.chmod(0o644)
+        before = (writable_package / "plain.py").read_bytes()
+        code = PROGRAMS_SQL_NETWORK.format(
+            package=str(writable_package.parent), database=str(database),
+            solution=str(course / "solutions" / PARSE.path), port=listener.getsockname()[1])
+        result = grade(tmp_path, code, sandbox=PLAIN)
+        if LANDLOCK >= 4:
+            with pytest.raises(socket.timeout):
+                listener.accept()
+    finally:
+        listener.close()
+        shutil.rmtree(secret)
+    assert "CAT REFUSED" in result.stdout, result.stdout
+    assert "SHELL WRITE REFUSED" in result.stdout, result.stdout
+    assert "ATTACH REFUSED" in result.stdout and "the reference" not in result.stdout
+    if LANDLOCK >= 4:
+        assert "TCP REFUSED PermissionError" in result.stdout, result.stdout
+    assert (writable_package / "plain.py").read_bytes() == before
+    tmp = result.stdout.split("TMPDIR", 1)[1].split()[0]
+    assert not tmp.startswith(("/tmp/tmp", "/var/")), tmp  # in the scratch folder, not /tmp
+    assert result.score == PARSE.max_score and not result.timed_out, result.problems
+    assert result.problems == [], result.problems

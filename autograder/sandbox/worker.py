@@ -169,6 +169,22 @@ def _allow_own_fd_links() -> None:
     _prctl(4, 1)  # PR_SET_DUMPABLE
 
 
+def _confine(package: str) -> int:
+    """Without bubblewrap: confine this process (the notebook's), and every process it starts,
+    to bubblewrap's view of the file system with Landlock (sandbox/landlock.py), its scratch
+    folder being the one that holds its working folder (ROOT/scratch/ASSIGNMENT, with ROOT's
+    `data` link and `tmp`: runner._scratch_folder). Signals stay within this process's
+    domain, which its forks share (restricted before any of them exists): it can still stop,
+    end and watch its case servers, and a child it forks can end it. The ABI version used, 0
+    where Landlock is missing."""
+    from . import landlock
+
+    here = os.getcwd()
+    above = os.path.dirname(here)
+    root = os.path.dirname(above) if os.path.basename(above) == "scratch" else here
+    return landlock.confine(package, root)
+
+
 def _orphan_adopter() -> Callable[[], None]:
     """A function that makes the notebook's process adopt the orphans of its descendants (a
     grandchild whose parent ended at once: a double fork), where they stay in its tree: ended
@@ -243,8 +259,10 @@ def main(argv: list[str]) -> int:
             os.close(fd)
             os.close(reader)
             own_uid = os.geteuid() == 0  # the notebook gets a uid of its own, and a process limit
+            if "--landlock" in argv:  # no bubblewrap: the kernel's own confinement, where it can
+                _confine(argv[1])  # still as root: a rule's folder must be opened to be named
             drop_privileges(uid)
-            adopt = _orphan_adopter()
+            adopt = _orphan_adopter()  # forgets ctypes, which _confine may have imported
             if not own_uid:  # no process limit to fill with orphans that exited during the cells
                 adopt()
             _notebook_process(job, writer, flush, adopt, own_uid)
