@@ -196,3 +196,19 @@ def test_threads_the_cells_leave_running_cost_an_honest_answer_nothing(tmp_path)
     result = grade_plain(tmp_path, code)
     assert "THREADS 3" in result.stdout
     assert result.score == PARSE.max_score and result.problems == [], result.problems
+
+
+def test_when_the_tests_process_is_ended_the_stopped_cells_process_holds_nothing_up(tmp_path):
+    """With the cells' threads left behind in the stopped notebook process, a hidden test that
+    ends the process running the tests ends the grading of the notebook there and then: the
+    relay waits for that process, not for the stopped one (which the grader's backstop would
+    end only after every hidden test's wall-clock allowance)."""
+    code = ("import os, signal, threading\n"
+            "threading.Thread(target=threading.Event().wait, daemon=True).start()\n"
+            "_honest = parse_cron_field\n"
+            "def parse_cron_field(*args):\n"
+            "    os.kill(os.getppid(), signal.SIGKILL)\n"
+            "    return _honest(*args)\n")
+    result = grade_plain(tmp_path, code)
+    assert result.score < PARSE.max_score
+    assert not any("waiting" in problem for problem in result.problems), result.problems

@@ -104,8 +104,14 @@ class StoppedRecord(TypedDict):
     stopped: Literal["cpu"]
 
 
-class TestsRecord(TypedDict):
+class _TestsBegin(TypedDict):
     tests: Literal["begin"]  # sent once, after the cells: outcomes count only after it
+
+
+class TestsRecord(_TestsBegin, total=False):
+    # the process running the tests when it is not the notebook's (which left the cells'
+    # threads behind, stopped): the relay waits for its end
+    process: int
 
 
 Record = CellRecord | CaseRecord | EndedRecord | FlagRecord | StoppedRecord | TestsRecord

@@ -70,7 +70,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TypedDict
 
-    from .protocol import Event, Job, Record
+    from .protocol import Event, Job, Record, TestsRecord
 
     class _WatchState(TypedDict):
         current: int  # index of the case the server is on
@@ -327,10 +327,13 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None],
         if not isinstance(record, dict):
             flag("an unreadable record reached the grader's channel")
             return
-        if record == {"tests": "begin"}:
+        if record == {"tests": "begin"} or set(record) == {"tests", "process"} \
+                and record["tests"] == "begin" and type(record["process"]) is int:
             if began:  # one of the two came from notebook code: no outcome can be trusted
                 for ident in budgets:
                     forge(ident, "the hidden tests were started twice")
+            elif "process" in record:
+                watch_tests(record["process"])
             began = True
         elif "cell" in record and len(record) == 2 and "error" in record:
             index = record["cell"]
@@ -374,6 +377,14 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None],
         else:
             flag("an unexpected record reached the grader's channel")
 
+    tests_handle: list[int] = []  # a pidfd of the process running the tests, when not `child`
+
+    def watch_tests(pid: int) -> None:
+        try:
+            tests_handle.append(os.pidfd_open(pid))
+        except (AttributeError, OSError, ValueError, OverflowError):
+            pass  # no pidfd: the grader's own backstop ends a wait for the stopped process
+
     buffer = b""
     cut = False  # the buffer held a record too long to keep: its rest is dropped unread
     received = 0
@@ -395,6 +406,8 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None],
             if pid == child:
                 exited_at = exited_at or time.monotonic()
                 break
+        if exited_at is None and tests_handle and select.select(tests_handle, [], [], 0)[0]:
+            exited_at = time.monotonic()  # the tests' process ended (the notebook's is stopped)
         if exited_at is not None and time.monotonic() - exited_at > 0.5:
             break  # a process the notebook started still holds the pipe open
         ready, _, _ = select.select([reader], [], [], 0.1)
@@ -437,8 +450,8 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None],
         if ended_handle is not None and len(data) < 65536:  # a full read: more is waiting
             select.select([ended_handle], [], [], RELAY_PAUSE)
     os.close(reader)  # what is still gathered, main delivers with the end
-    if ended_handle is not None:
-        os.close(ended_handle)
+    for pidfd in [*tests_handle, *([ended_handle] if ended_handle is not None else [])]:
+        os.close(pidfd)
 
 
 def _ending(status: dict, budget: float) -> dict:
@@ -559,7 +572,13 @@ def _notebook_process(job: Job, writer: int, flush, adopt: Callable[[], None],
     stopped = _leave_threads_behind(fork, kill, exit_now, adopt)
     if stopped is not None:  # this is a fresh process: what the cells' process used counts
         budget -= stopped[1]
-    send({"tests": "begin"})  # the relay takes no outcome before this, and only one of these
+    # The relay takes no outcome before this, and only one of these; from a child that left the
+    # cells' threads behind, it names that child, whose end the relay waits for as it would for
+    # the notebook's process (which stays stopped).
+    begin: TestsRecord = {"tests": "begin"}
+    if stopped is not None:
+        begin["process"] = os.getpid()
+    send(begin)
     index = 0
     while index < len(cases):
         progress, progress_out = os.pipe()
