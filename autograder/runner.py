@@ -74,23 +74,44 @@ class RunResult:
 
 _uids_in_use: set[int] = set()
 _uids_lock = threading.Lock()
+# As root, a file per uid in use, so that graders running at once on one machine draw
+# different ones too (a file left by a grader that was killed only retires its uid).
+UID_CLAIMS = Path(tempfile.gettempdir()) / "autograder-uids"
 
 
 def sandbox_uid() -> int:
-    """A fresh uid for one sandbox run, none of this grader's running sandboxes has (give it
-    back with `release_uid`): without bubblewrap, the notebook's process ends every other
-    process of its uid before the tests."""
+    """A fresh uid for one sandbox run, that no running sandbox of this grader has, nor, as
+    root, of another grader on this machine (give it back with `release_uid`): without
+    bubblewrap, the notebook's process ends every other process of its uid before the tests."""
     with _uids_lock:
         while True:
             uid = SANDBOX_UIDS.start + secrets.randbelow(len(SANDBOX_UIDS))
-            if uid not in _uids_in_use:
+            if uid not in _uids_in_use and _claim(uid):
                 _uids_in_use.add(uid)
                 return uid
+
+
+def _claim(uid: int) -> bool:
+    if os.geteuid() != 0:  # the notebook runs as this uid: nothing to share
+        return True
+    try:
+        UID_CLAIMS.mkdir(mode=0o700, exist_ok=True)
+        os.close(os.open(UID_CLAIMS / str(uid), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        return False
+    except OSError:  # no place to claim it: this grader's own set still holds
+        return True
+    return True
 
 
 def release_uid(uid: int) -> None:
     with _uids_lock:
         _uids_in_use.discard(uid)
+    if os.geteuid() == 0:
+        try:
+            os.unlink(UID_CLAIMS / str(uid))
+        except OSError:
+            pass
 
 
 def _scratch_folder(assignment: str, uid: int) -> tuple[tempfile.TemporaryDirectory, Path]:

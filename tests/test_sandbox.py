@@ -1382,10 +1382,16 @@ def test_reaping_leftovers_never_ends_a_notebook_parser_of_another_thread(tmp_pa
     assert killed == "1" and still_there == "False"
 
 
-def test_no_two_running_sandboxes_of_one_grader_share_a_uid(monkeypatch):
+def test_no_two_running_sandboxes_share_a_uid(monkeypatch, tmp_path):
     """Without bubblewrap a notebook's process ends every other process of its uid before the
-    tests: a uid drawn twice would end a classmate's."""
-    draws = iter([7, 7, 7, 8])
+    tests: a uid drawn twice would end a classmate's. As root, a uid another grader on this
+    machine claimed (its file) is not drawn either."""
+    monkeypatch.setattr(runner, "UID_CLAIMS", tmp_path / "claims")
+    claimed_elsewhere = os.geteuid() == 0
+    if claimed_elsewhere:
+        (tmp_path / "claims").mkdir()
+        (tmp_path / "claims" / str(runner.SANDBOX_UIDS.start + 6)).touch()
+    draws = iter([6, 7, 7, 7, 8] if claimed_elsewhere else [7, 7, 7, 8])
     monkeypatch.setattr(runner.secrets, "randbelow", lambda _: next(draws))
     first = runner.sandbox_uid()
     try:
@@ -1398,6 +1404,9 @@ def test_no_two_running_sandboxes_of_one_grader_share_a_uid(monkeypatch):
     again = runner.sandbox_uid()
     runner.release_uid(again)
     assert again == first  # given back, it can be drawn again
+    if claimed_elsewhere:
+        assert sorted(path.name for path in (tmp_path / "claims").iterdir()) == \
+            [str(runner.SANDBOX_UIDS.start + 6)]  # this grader's own claims are given back
 
 
 # -- writes to the sandbox's code and the course's folders; Landlock without bubblewrap -----
