@@ -3,29 +3,7 @@
 # ruff: noqa: F821, E501, B905 (the other names come from the notebook's setup cells)
 # notebook: 07_safe_scheduler
 # loses: test_runs_table
-# %% answer_runs_table
-def create_runs_table(db: sqlite3.Connection) -> None:
-    """Create the tables `runs` and `attempts` (if they do not exist yet)."""
-    db.executescript("""
-        CREATE TABLE IF NOT EXISTS runs (
-            run_key TEXT NOT NULL UNIQUE,
-            state TEXT NOT NULL CHECK (state IN ('RUNNING', 'SUCCEEDED', 'FAILED')),
-            attempt INTEGER NOT NULL,
-            owner TEXT NOT NULL,
-            lease_expires_at TEXT NOT NULL,
-            raw_hash TEXT,
-            error TEXT,
-            created_at TEXT NOT NULL,
-            updated_at TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS attempts (
-            run_key TEXT NOT NULL,
-            attempt INTEGER NOT NULL,
-            owner TEXT NOT NULL,
-            started_at TEXT NOT NULL,
-            outcome TEXT NOT NULL,
-            note TEXT NOT NULL,
-            UNIQUE (run_key, attempt));
-    """)
+# %% new:answer_runs_table
 def acquire_run(db: sqlite3.Connection, run_key: str, now: datetime, lease_seconds: float,
                 owner: str) -> dict:
     """Claim the run before any work: {"action": ..., "attempt": int, "raw_hash": str | None}."""
@@ -67,17 +45,3 @@ def acquire_run(db: sqlite3.Connection, run_key: str, now: datetime, lease_secon
     if not taken:  # another worker recovered it a moment earlier
         return {"action": "duplicate", "attempt": attempt + 1, "raw_hash": kept_hash}
     return {"action": action, "attempt": attempt + 1, "raw_hash": kept_hash}
-def finish_run(db: sqlite3.Connection, run_key: str, attempt: int, state: str, now: datetime,
-               error: str | None = None) -> bool:
-    """Mark the run SUCCEEDED or FAILED if `attempt` still holds it; True when it did."""
-    if state not in ("SUCCEEDED", "FAILED"):
-        raise ValueError(f"a run finishes as SUCCEEDED or FAILED, not {state!r}")
-    with transaction(db):
-        changed = db.execute(
-            "UPDATE runs SET state = ?, error = ?, updated_at = ? "
-            "WHERE run_key = ? AND attempt = ? AND state = 'RUNNING'",
-            (state, error, utc_text(now), run_key, attempt)).rowcount
-        if changed:
-            db.execute("UPDATE attempts SET outcome = ? WHERE run_key = ? AND attempt = ?",
-                       (state, run_key, attempt))
-    return changed == 1
