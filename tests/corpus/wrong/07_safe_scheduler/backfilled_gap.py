@@ -3,27 +3,7 @@
 # ruff: noqa: F821, E501, B905 (the other names come from the notebook's setup cells)
 # notebook: 07_safe_scheduler
 # loses: test_proofs
-# %% answer_proofs
-def fire_together(db_path, job: Job, source: QuoteSource, store: ArtifactStore, clock: Clock,
-                  workers: int = 2) -> list[dict]:
-    """Trigger the same run from `workers` threads at the same moment; their results in order."""
-    barrier = threading.Barrier(workers)
-    results = [None] * workers
-
-    def worker(index: int) -> None:
-        db = connect(db_path)  # one connection per thread
-        try:
-            barrier.wait(timeout=5)
-            results[index] = run_job(db, job, source, store, clock, owner=f"worker-{index + 1}")
-        finally:
-            db.close()
-
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(workers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
+# %% new:answer_proofs
 def catch_up(db: sqlite3.Connection, job: str, last_end: datetime, now: datetime,
              period_minutes: int = 60) -> dict:
     """After a restart: {"run": the window to run now or None, "gaps": the missed windows}."""

@@ -3,11 +3,7 @@
 # ruff: noqa: F821, E501, B905 (the other names come from the notebook's setup cells)
 # notebook: 07_safe_scheduler
 # loses: test_run_key
-# %% answer_run_key
-def config_hash(config: dict) -> str:
-    """sha256 (hex) of the configuration as canonical JSON: sorted keys, no spaces."""
-    canonical = json.dumps(config, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+# %% new:answer_run_key
 def run_key(job: str, window_start: datetime, window_end: datetime, config: dict,
             source: str) -> str:
     """The identity of one logical run: sha256 (hex) of its five parts as canonical JSON."""
