@@ -272,7 +272,7 @@ def has_work(document: dict | None, exercise: Exercise) -> bool:
             continue
         meta = nbgrader_meta(cell)
         grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
-        if grade_id in released:
+        if isinstance(grade_id, str) and grade_id in released:  # a list is no id (unhashable)
             source = cell.get("source", "")
             source = "".join(map(str, source)) if isinstance(source, list) else str(source)
             if source.strip() != released[grade_id]:

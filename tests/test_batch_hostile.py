@@ -593,6 +593,23 @@ def test_a_student_folder_named_like_an_assignment_does_not_stop_the_batch(tmp_p
     assert refused.returncode == 2 and "looks like one student's folder" in refused.stderr
 
 
+
+def test_a_grade_id_that_is_no_text_does_not_stop_the_batch(tmp_path):
+    """mal hands in two files for one exercise, one with a cell whose nbgrader `grade_id` is a
+    list: telling which of them has work no longer raises (it stopped the whole batch before
+    any gradebook was written); mal's work is graded and ada keeps full marks."""
+    submitted, out = tmp_path / "submitted", tmp_path / "graded"
+    place(submitted, "ada", PARSE, fixtures.honest_submission(PARSE))
+    odd = fixtures.honest_submission(PARSE)
+    odd.cells.insert(0, nbformat.v4.new_code_cell("x = 1", metadata={
+        "nbgrader": {"grade_id": ["answer_parse_cron_field"]}}))
+    place(submitted, "mal", PARSE, odd)
+    place(submitted, "mal", PARSE, fixtures.stub_submission(PARSE), "Untitled.ipynb")
+    done = grade_batch(submitted, out, "--sandbox", "off", timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    scores = {row["student"]: float(row["score"]) for row in _rows(out)}
+    assert scores == {"ada": PARSE.max_score, "mal": PARSE.max_score}, scores
+
 # -- the grader's own memory and CPU per submission --------------------------------------------
 
 # The grader's own peak memory is VmHWM (ru_maxrss would include what the process that started
