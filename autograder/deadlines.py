@@ -126,7 +126,7 @@ def _zone(name: object, where: str) -> tzinfo:
     if isinstance(name, str):
         try:
             return zoneinfo.ZoneInfo(name)
-        except (ValueError, zoneinfo.ZoneInfoNotFoundError):
+        except (ValueError, OSError, zoneinfo.ZoneInfoNotFoundError):  # as parse_timestamp
             pass
     raise DeadlineError(f"{where}: {escape.one_line(name, 60)!r} is not a time zone this machine "
                         "knows; write its IANA name, such as \"Europe/London\", at the top of "
@@ -275,7 +275,8 @@ def parse_timestamp(text: str, zone: tzinfo | None = None) -> datetime:
     if "/" in name:  # an IANA name, as nbgrader's Exchange.timezone is given
         try:
             return naive.replace(tzinfo=zoneinfo.ZoneInfo(name))
-        except (ValueError, zoneinfo.ZoneInfoNotFoundError):
+        # OSError: a folder of zones (America/Argentina), or a zone read as a folder
+        except (ValueError, OSError, zoneinfo.ZoneInfoNotFoundError):
             raise TimestampError(f"{TIMESTAMP} says '{shown}': '{escape.one_line(name, 40)}' "
                                  "is no time zone this machine knows") from None
     places = [zone] if zone is not None else []

@@ -49,6 +49,7 @@ def policy_from(tmp_path: Path, text: str) -> deadlines.Policy:
     ("late = 5\n" + DUE, "write [late] as a section"),
     (DUE + "[late]\npenalty_percent = 10\n", "penalty_percent needs penalty_per"),
     ('timezone = "Mars/Olympus"\n' + DUE, "not a time zone this machine knows"),
+    ('timezone = "America/Argentina"\n' + DUE, "not a time zone this machine knows"),
     ("timezone = 1\n" + DUE, "not a time zone this machine knows"),
 ])
 def test_a_deadlines_file_that_cannot_be_right_is_refused_in_one_sentence(tmp_path, text, words):
@@ -87,6 +88,10 @@ def test_nbgrader_timestamps_are_read_in_every_form_it_writes(text, zone, utc):
     ("2026-01-01 12:34:56.000000 BST", "Europe/London", "not what Europe/London is called"),
     ("2026-06-01 12:34:56.000000 CEST", "Europe/London", "not what Europe/London is called"),
     ("2026-06-01 12:34:56 Mars/Olympus", None, "no time zone this machine knows"),
+    # a folder of zones, and a zone's file read as a folder: an OSError, which stopped the
+    # whole batch once every notebook was graded
+    ("2026-06-01 12:34:56 America/Argentina", None, "no time zone this machine knows"),
+    ("2026-06-01 12:34:56 Europe/London/x", None, "no time zone this machine knows"),
     ("on time, honest", None, "not a date and time"),
     ("2026-06-01 12:34:56+01:00 UTC", None, "two time zones"),
     ("", None, "not a date and time"),
