@@ -42,7 +42,8 @@ replacements that make nbgrader's gradebook carry the scores of `python -m autog
   neither is a hidden folder (`.ada`), which nbgrader would pass over in silence; of the files
   beside the notebooks, only regular files of the student's own are copied into `autograded/`
   and `feedback/` (never what a link points to: a solution, the gradebook, `/dev/zero`); and
-  `timestamp.txt` is read only as a small regular file.
+  `timestamp.txt` is read only as a small regular file, and text in it that names no time
+  fails that submission in one sentence (never quoted raw in nbgrader's log).
 """
 
 from __future__ import annotations
@@ -558,7 +559,9 @@ def _guarded_init_assignment(self: BaseConverter, assignment_id: str, student_id
 
 def _guarded_timestamp(self: CourseDirectory, dest_path: str) -> Any:
     """nbgrader's `get_existing_timestamp`, reading timestamp.txt only as a small regular file
-    (never through a link: /dev/zero would never end); anything else counts as none."""
+    (never through a link: /dev/zero would never end); anything else counts as none. Text that
+    names no time fails that submission, as in nbgrader, but with one sentence: nbgrader's
+    traceback quoted the student's text raw (dateutil's "Unknown string format: ...")."""
     path = os.path.join(dest_path, "timestamp.txt")
     try:
         status = os.lstat(path)
@@ -568,7 +571,13 @@ def _guarded_timestamp(self: CourseDirectory, dest_path: str) -> Any:
         self.log.warning("Ignoring %s: not a small regular file of the student's own",
                          safe_text(path, 300))
         return None
-    return _nbgrader_timestamp(self, dest_path)
+    try:
+        return _nbgrader_timestamp(self, dest_path)
+    except Exception as error:  # ValueError, OverflowError: dateutil's, holding the text
+        raise NbGraderException(
+            f"{safe_text(path, 300)} names no time nbgrader can read "
+            f"({type(error).__name__}); nothing of this submission was graded: check the "
+            "file, correct or remove it, and autograde again") from None
 
 
 _nbgrader_init_assignment = BaseConverter.init_assignment

@@ -6,6 +6,7 @@ points to. The course's nbgrader_config.py installs `nbgrader_autograde.guard_su
 so in a temporary course whose class holds:
 
 - ada: honest 01; bo: honest 01 with `timestamp.txt` a link to /dev/zero (read forever);
+  stamp: honest 01 with a `timestamp.txt` of terminal escapes (nbgrader's traceback quoted it);
 - mallory: `schedules/` is a link to ada's (her score, without a word);
 - `ad[a]`: a stub, whose name as a pattern matches ada's folder;
 - leaky: a stub, with links beside it to the source notebook, a hidden suite, the gradebook
@@ -20,7 +21,8 @@ so in a temporary course whose class holds:
 - `=2+5`, `@SUM(A1)` and `ada,,,,0,0,0,50`: stubs, whose ids nbgrader's export wrote raw;
 
 ada, bo, zz, ansi and attach earn their points (bo on time), mallory, `ad[a]` and the other
-names nbgrader would mishandle are refused with a reason and earn nothing, the pipe earns 0,
+names nbgrader would mishandle are refused with a reason and earn nothing, and so is stamp
+(nbgrader reads no time in its timestamp.txt), the pipe earns 0,
 nothing a link points to reaches `autograded/` or `feedback/`, and no terminal escape reaches
 the log.
 """
@@ -99,6 +101,8 @@ def course(tmp_path_factory) -> Path:
     (submitted / "pipe" / "schedules").mkdir(parents=True)
     os.mkfifo(submitted / "pipe" / "schedules" / f"{PARSE.notebook}.ipynb")
     os.symlink("/dev/zero", submitted / "bo" / "schedules" / "timestamp.txt")
+    fixtures.place(submitted, "stamp", PARSE, honest)
+    (submitted / "stamp" / "schedules" / "timestamp.txt").write_text(ESCAPES)
     (submitted / "mallory").mkdir()
     os.symlink("../ada/schedules", submitted / "mallory" / "schedules")
     for name, target in LINKS.items():
@@ -118,7 +122,7 @@ def scores(course: Path) -> dict[str, float | None]:
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as book:
         known = {student.id for student in book.students}
         for student in ("ada", "bo", "mallory", "ad[a]", "leaky", *MISHANDLED, ".late", "zz",
-                        "pipe", "ansi", "attach"):
+                        "pipe", "ansi", "attach", "stamp"):
             if student not in known:  # a name that is not UTF-8 cannot even be looked up
                 found[student] = None
                 continue
@@ -134,7 +138,8 @@ def test_only_each_students_own_work_is_graded(course):
     course, autograde = course
     assert scores(course) == {"ada": 25.0, "bo": 25.0, "mallory": None, "ad[a]": None,
                               "leaky": 0.0, **dict.fromkeys(MISHANDLED), ".late": None,
-                              "zz": 25.0, "pipe": 0.0, "ansi": 25.0, "attach": 25.0}, \
+                              "zz": 25.0, "pipe": 0.0, "ansi": 25.0, "attach": 25.0,
+                              "stamp": None}, \
         autograde.stderr[-3000:]
     assert "mallory/schedules is a symbolic link" in autograde.stderr
     assert "'ad[a]' has a glob character" in autograde.stderr
@@ -164,6 +169,15 @@ def test_no_terminal_escape_a_student_wrote_reaches_nbgrader_s_log(course):
     course, autograde = course
     assert "\x1b" not in autograde.stderr
     assert "\\e[2J\\e[31mFAKE" in autograde.stderr  # named, with its escapes visible
+
+
+def test_a_timestamp_that_names_no_time_fails_that_submission_in_one_sentence(course):
+    """nbgrader failed stamp's submission with dateutil's traceback, which quoted the file's
+    text (terminal escapes) raw; now one sentence names the file, and only stamp is affected
+    (zz, after it, earns full marks: test_only_each_students_own_work_is_graded)."""
+    course, autograde = course
+    assert "stamp/schedules/timestamp.txt names no time nbgrader can read" in autograde.stderr
+    assert "Unknown string format" not in autograde.stderr, autograde.stderr[-3000:]
 
 
 def test_a_named_pipe_named_like_a_notebook_earns_0_with_a_reason(course):
