@@ -12,7 +12,9 @@ replacements that make nbgrader's gradebook carry the scores of `python -m autog
   the cell, after a short report of what failed. No student code runs in nbgrader's process or
   in a kernel. The grade cells keep the text students were given (no hidden-test code).
 - `PrintableIds` comes first in the sanitize chain: nbgrader metadata whose `grade_id` holds
-  a control character (a terminal escape) is removed before nbgrader prints the id.
+  a control character (a terminal escape) is removed before nbgrader prints the id, and
+  `PrintableLog` shows as escapes the control characters of whatever else nbgrader or
+  nbformat logs (a file's name, a cell's type).
 - `SanitizeCells` replaces nbgrader's `OverwriteCells`: a grade cell whose text is exactly the
   released one (nbgrader removed its hidden tests) is restored without the "checksum has
   changed" warning, so the warning is left for cells a student really changed.
@@ -50,6 +52,7 @@ from __future__ import annotations
 
 import glob
 import html
+import logging
 import math
 import os
 import re
@@ -108,18 +111,22 @@ _sandboxes: dict[str, isolation.Isolation] = {}
 
 # -- text that reaches the gradebook and feedback -----------------------------------------
 
-def safe_text(text: str, limit: int = MAX_MESSAGE) -> str:
+def safe_text(text: str, limit: int | None = MAX_MESSAGE) -> str:
     """`text` with every control and formatting character (terminal escapes, bidi overrides,
-    NUL) shown as a `\\x..`/`\\u....` escape, cut to `limit` characters."""
-    shown = []
-    for char in str(text):
-        if char == "\n" or unicodedata.category(char) not in escape.SHOWN_AS_ESCAPES:
-            shown.append(char)
-        else:
-            code = ord(char)
-            shown.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-    joined = "".join(shown)
-    return joined if len(joined) <= limit else joined[:limit - 3] + "..."
+    NUL) shown as a `\\x..`/`\\u....` escape, cut to `limit` characters (None: never cut)."""
+    text = str(text)
+    if text.replace("\n", "").isprintable():  # nothing to show as an escape (checked in C)
+        joined = text
+    else:
+        shown = []
+        for char in text:
+            if char == "\n" or unicodedata.category(char) not in escape.SHOWN_AS_ESCAPES:
+                shown.append(char)
+            else:
+                code = ord(char)
+                shown.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        joined = "".join(shown)
+    return joined if limit is None or len(joined) <= limit else joined[:limit - 3] + "..."
 
 
 def cell_report(item: ItemResult, problems: list[str], readable: bool) -> str:
@@ -540,9 +547,36 @@ def _copy_own_files(converter: BaseConverter, assignment_id: str, student_id: st
         shutil.copyfile(filename, path, follow_symlinks=False)
 
 
+class PrintableLog(logging.Filter):
+    """A log handler's filter that shows every control and format character of a record as an
+    escape (`safe_text`, line breaks kept): nbgrader, and nbformat through nbgrader's log, print
+    text of a submission raw, such as the name of a file beside the notebooks ("Copying ...")
+    or a cell type that nbformat's validation error names ("Failed validating ... in ..._cell")."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        if record.exc_info:
+            text += "\n" + logging.Formatter().formatException(record.exc_info)
+            record.exc_info = record.exc_text = None
+        record.msg, record.args = safe_text(text, limit=None), ()
+        return True
+
+
+def _print_log_safely(log: logging.Logger | logging.LoggerAdapter) -> None:
+    """Put `PrintableLog` on every handler that prints `log`'s records (its own and those of
+    the loggers it propagates to)."""
+    logger: logging.Logger | None = log if isinstance(log, logging.Logger) else log.logger
+    while logger is not None:
+        for handler in logger.handlers:
+            if not any(isinstance(kept, PrintableLog) for kept in handler.filters):
+                handler.addFilter(PrintableLog())
+        logger = logger.parent if logger.propagate else None
+
+
 def _guarded_init_notebooks(self: BaseConverter) -> None:
     guarded = isinstance(self, (Autograde, GenerateFeedback))
     if guarded:
+        _print_log_safely(self.log)
         _report_hidden_folders(self)
     _nbgrader_init_notebooks(self)
     if guarded:

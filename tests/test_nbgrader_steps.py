@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import csv
 import io
+import logging
 import os
 import threading
 from types import SimpleNamespace
@@ -25,6 +26,7 @@ from autograder.nbgrader_autograde import (
     CompiledMetadataValidator,
     PercentPerDayLate,
     PrintableIds,
+    PrintableLog,
     SandboxedExporter,
     SandboxedGrading,
     cell_report,
@@ -228,6 +230,33 @@ def test_a_student_id_nbgrader_would_mishandle_is_refused_in_one_sentence(studen
 @pytest.mark.parametrize("student", ["ada", "Zoë Martin", "ada,,,,0,0,0,50", "=2+5", "-1"])
 def test_other_student_ids_are_graded(student):
     assert student_id_problem(student) is None
+
+
+@pytest.mark.fast
+def test_nbgrader_s_log_shows_a_submission_s_control_characters_as_escapes():
+    """nbgrader logs the name of a file beside the notebooks ("Copying ...") and nbformat a
+    cell's type ("Failed validating ... in ..._cell") raw: with PrintableLog on the handler,
+    a terminal escape, a bidirectional override and a title-setting sequence are shown as
+    escapes, in the message, its arguments and a traceback; line breaks stay."""
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.addFilter(PrintableLog())
+    logger = logging.getLogger("test-printable-log")
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        logger.warning("Copying %s -> %s", "\x1b[2J\x1b[31mFAKE.txt", "done")
+        try:
+            raise ValueError("in \x1b[31mred\u202e_cell")
+        except ValueError:
+            logger.exception("Notebook JSON is invalid:\n%s", "\x1b]0;title\x07")
+    finally:
+        logger.removeHandler(handler)
+    text = stream.getvalue()
+    assert "Copying \\x1b[2J\\x1b[31mFAKE.txt -> done" in text, text
+    assert "in \\x1b[31mred\\u202e_cell" in text and "\\x1b]0;title\\x07" in text, text
+    assert "Traceback" in text and "invalid:\n" in text
+    assert all(char == "\n" or char.isprintable() for char in text), text
 
 
 @pytest.mark.fast

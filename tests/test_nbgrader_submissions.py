@@ -16,11 +16,12 @@ so in a temporary course whose class holds:
   whole batch there), a terminal escape, HTML (Formgrader showed it as markup), a name that is
   not UTF-8, and a hidden `.late` (passed over in silence); `zz`, honest, sorts after them;
 - pipe: 01 is a named pipe (nbgrader waited on it for ever);
-- ansi: honest, with an added grade cell whose grade_id is terminal escapes;
+- ansi: honest, with an added grade cell whose grade_id is terminal escapes; ctype: honest,
+  whose grade cell's type is terminal escapes (nbformat's validation error named it raw);
 - attach: honest, with an image whose attachment is missing (nbgrader's feedback failed);
 - `=2+5`, `@SUM(A1)` and `ada,,,,0,0,0,50`: stubs, whose ids nbgrader's export wrote raw;
 
-ada, bo, zz, ansi and attach earn their points (bo on time), mallory, `ad[a]` and the other
+ada, bo, zz, ansi, ctype and attach earn their points (bo on time), mallory, `ad[a]` and the other
 names nbgrader would mishandle are refused with a reason and earn nothing, and so is stamp
 (nbgrader reads no time in its timestamp.txt), the pipe earns 0,
 nothing a link points to reaches `autograded/` or `feedback/`, and no terminal escape reaches
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import copy
 import html
+import json
 import os
 import re
 import subprocess
@@ -102,6 +104,11 @@ def course(tmp_path_factory) -> Path:
     os.mkfifo(submitted / "pipe" / "schedules" / f"{PARSE.notebook}.ipynb")
     os.symlink("/dev/zero", submitted / "bo" / "schedules" / "timestamp.txt")
     fixtures.place(submitted, "stamp", PARSE, honest)
+    typed = json.loads(nbformat.writes(honest))
+    for cell in typed["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade"):
+            cell["cell_type"] = ESCAPES
+    fixtures.place(submitted, "ctype", PARSE, json.dumps(typed))
     (submitted / "stamp" / "schedules" / "timestamp.txt").write_text(ESCAPES)
     (submitted / "mallory").mkdir()
     os.symlink("../ada/schedules", submitted / "mallory" / "schedules")
@@ -122,7 +129,7 @@ def scores(course: Path) -> dict[str, float | None]:
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as book:
         known = {student.id for student in book.students}
         for student in ("ada", "bo", "mallory", "ad[a]", "leaky", *MISHANDLED, ".late", "zz",
-                        "pipe", "ansi", "attach", "stamp"):
+                        "pipe", "ansi", "attach", "stamp", "ctype"):
             if student not in known:  # a name that is not UTF-8 cannot even be looked up
                 found[student] = None
                 continue
@@ -139,7 +146,7 @@ def test_only_each_students_own_work_is_graded(course):
     assert scores(course) == {"ada": 25.0, "bo": 25.0, "mallory": None, "ad[a]": None,
                               "leaky": 0.0, **dict.fromkeys(MISHANDLED), ".late": None,
                               "zz": 25.0, "pipe": 0.0, "ansi": 25.0, "attach": 25.0,
-                              "stamp": None}, \
+                              "stamp": None, "ctype": 25.0}, \
         autograde.stderr[-3000:]
     assert "mallory/schedules is a symbolic link" in autograde.stderr
     assert "'ad[a]' has a glob character" in autograde.stderr
