@@ -281,15 +281,25 @@ def _student_named(found: discovery.Discovery, what: str,
                    progress: TextIO) -> Callable[[str], str | None]:
     """The student a name in an instructor's file (`what`: "an override") means: the folder
     name itself, or the name as grades.csv shows it (`'-ada` for -ada). For any other name,
-    a warning (the row would otherwise change nothing without a word) and None."""
+    a warning (the row would otherwise change nothing without a word) and None; so too for
+    a name that is one student's folder and how grades.csv shows another's (a folder named
+    `'-ada` beside -ada's), which must not go to either by a guess."""
     students = set(found.students)
     by_cell = {escape.csv_key(student): student for student in found.students}
 
     def named(name: str) -> str | None:
-        student = name if name in students else by_cell.get(name)
+        shown = by_cell.get(name)
+        student = name if name in students else shown
         if student is None:
             print(f"warning: {what} names {escape.terminal(name)!r}, who is not a student of "
                   "this class (their folder name, as in grades.csv); ignored", file=progress)
+        elif shown is not None and shown != student:
+            print(f"warning: {what} names {escape.terminal(name)!r}, which is a student's "
+                  f"folder name and also how grades.csv shows the folder "
+                  f"{escape.terminal(shown)!r}; ignored: write "
+                  f"{escape.terminal(escape.csv_key(name))!r} for the first or "
+                  f"{escape.terminal(shown)!r} for the second", file=progress)
+            return None
         return student
     return named
 

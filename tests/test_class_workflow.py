@@ -396,6 +396,33 @@ def test_an_override_for_no_student_of_the_class_is_a_warning_and_grades_csv_nam
     assert "05_backoff_delays, which this run does not grade" in warnings[1]
 
 
+@pytest.mark.fast
+def test_an_override_that_names_one_folder_and_how_grades_csv_shows_another_is_a_warning():
+    """A student names their folder `'-ada`, which is how grades.csv shows the folder -ada (and
+    `a\\\\b`, how it shows `a\\b`): an override or an extension copied from grades.csv for
+    -ada went to that folder's student, without a word. Such a name goes to neither student,
+    with a warning that gives each one's unambiguous form."""
+    import io
+
+    from autograder import batch, deadlines, discovery
+
+    found = discovery.Discovery(students=["-ada", "'-ada", "a\\b", "a\\\\b", "bo"],
+                                assignments=("schedules",), submissions=[])
+    given = {(student, PARSE.notebook): overrides.Override(student, PARSE.notebook, 20.0, "hand")
+             for student in ("'-ada", "a\\\\b", "''-ada", "-ada", "bo")}
+    said = io.StringIO()
+    matched = batch.match_overrides(found, given, said)
+    assert sorted(student for student, _ in matched) == ["'-ada", "-ada", "bo"], matched
+    assert matched[("'-ada", PARSE.notebook)].student == "'-ada"  # given as ''-ada
+    warnings = said.getvalue().splitlines()
+    assert len(warnings) == 2, warnings
+    assert "names \"'-ada\", which is a student's folder name and also how grades.csv shows " \
+        "the folder '-ada'" in warnings[0] and "\"''-ada\" for the first" in warnings[0]
+    later = datetime(2026, 3, 9, tzinfo=timezone.utc)
+    policy = deadlines.Policy(extensions={"'-ada": {"schedules": later}})
+    assert batch.match_extensions(found, policy, said).extensions == {}
+
+
 # -- where grades go ---------------------------------------------------------------------
 
 ROSTER = """\
