@@ -361,14 +361,14 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
                               and (force or not s.saved_result(out).exists())),
                              options, jobs) as ahead:
         return _grade_batch(out, options, jobs, force, progress, prepare, found, shard, policy,
-                            overrides, started, ahead)
+                            overrides, started, ahead, shard_module.class_digest(whole.students))
 
 
 def _grade_batch(out: Path, options: grading.Options, jobs: int, force: bool, progress: TextIO,
                  prepare: Callable[[tuple], object], found: discovery.Discovery,
                  shard: shard_module.Shard, policy: deadlines.Policy | None,
                  overrides: dict | None, started: float,
-                 ahead: dict[Path, runner.Started]) -> Summary:
+                 ahead: dict[Path, runner.Started], whole: dict[str, object]) -> Summary:
     submissions = found.submissions
     graders: dict[Exercise | None, str] = {}
     results: dict[Submission, NotebookResult] = {}
@@ -443,7 +443,7 @@ def _grade_batch(out: Path, options: grading.Options, jobs: int, force: bool, pr
     write_outputs(out, found, results, policy, overrides, summary)
     shard_module.write_manifest(out, shard, {e.notebook: graders.get(e) or fingerprint(options, e)
                                              for e in found.exercises}, found.students,
-                                shard_module.policy_digest(policy, overrides))
+                                shard_module.policy_digest(policy, overrides), whole)
     summary.not_graded = [f"{s.file or s.student}: {s.reason}"
                           for s in found.skipped + found.flagged]
     summary.seconds = time.monotonic() - started

@@ -5,8 +5,9 @@ SHARD_DIR ... --out DIR` joins the shards' output folders into the one a single 
 written. A student's notebooks always stay together, and a student lands in the same shard on
 every machine and every run (the partition hashes the student's folder name, never the order
 of a listing). Each output folder records how it was graded in `batch.json`; merge refuses
-shards graded with different fingerprints (another grader, suites or limits), a shard graded
-twice, or a set of shards that does not cover 1..N.
+shards graded with different fingerprints (another grader, suites or limits), shards that
+saw different classes (students added or removed between their runs), a shard graded twice,
+or a set of shards that does not cover 1..N.
 
 Grading itself is left to the engines people already run: a Kubernetes Indexed Job or a Slurm
 array runs one shard per task (`--shard auto` reads the index from `JOB_COMPLETION_INDEX` or
@@ -101,13 +102,26 @@ def policy_digest(policy: object, overrides: Mapping) -> str:
     return hashlib.sha256(text.encode("utf-8", "backslashreplace")).hexdigest()
 
 
+def class_digest(students: list[str]) -> dict[str, object]:
+    """What every shard of one class saw: how many student folders the whole class held, and
+    a hash of their names. Shards cut from the class at different times (a student added,
+    renamed or removed in between) would drop or repeat that student when merged."""
+    digest = hashlib.sha256()
+    for student in sorted(students):
+        digest.update(student.encode("utf-8", "surrogateescape") + b"\0")
+    return {"students": len(students), "digest": digest.hexdigest()}
+
+
 def write_manifest(out: Path, shard: Shard, fingerprints: Mapping[str, str],
-                   students: list[str], policy: str = "") -> None:
-    """Record how `out` was graded, for merge."""
+                   students: list[str], policy: str = "",
+                   whole: dict[str, object] | None = None) -> None:
+    """Record how `out` was graded, for merge; `whole` is the `class_digest` of the class the
+    shard was cut from (by default, `students` are the whole class)."""
     from .report import write_atomic
 
     data = {"shard": str(shard), "fingerprints": dict(sorted(fingerprints.items())),
-            "policy": policy, "students": sorted(students)}
+            "policy": policy, "students": sorted(students),
+            "class": whole if whole is not None else class_digest(students)}
     write_atomic(Path(out) / MANIFEST, json.dumps(data, indent=1, ensure_ascii=True) + "\n")
 
 
@@ -115,7 +129,8 @@ def _read_manifest(folder: Path) -> dict:
     try:
         data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
         parse_shard(data["shard"])
-        if not isinstance(data["fingerprints"], dict) or not isinstance(data["students"], list):
+        if not isinstance(data["fingerprints"], dict) or not isinstance(data["students"], list) \
+                or not isinstance(data.get("class", {}), dict):
             raise TypeError
         return data
     except FileNotFoundError:
@@ -159,6 +174,15 @@ def merge(shards: list[Path], out: Path) -> int:
         if any(first[key] != manifest["fingerprints"][key] for key in common):
             raise ShardError(f"{folder} was graded with a different grader, suites or limits "
                              f"than {folders[0]}; grade every shard with the same version")
+    for folder, manifest in zip(folders, manifests, strict=True):
+        if manifest.get("class") != manifests[0].get("class"):
+            saw, first_saw = (m.get("class") or {} for m in (manifest, manifests[0]))
+            counts_said = (f" ({saw.get('students')} student folders against "
+                           f"{first_saw.get('students')})"
+                           if saw.get("students") != first_saw.get("students") else "")
+            raise ShardError(f"{folder} was cut from another class than {folders[0]}"
+                             f"{counts_said}: its student folders changed between the shards' "
+                             "runs; grade every shard from the same copy of the class")
     policies = {str(m.get("policy", "")) for m in manifests}
     if len(policies) > 1:
         for folder, manifest in zip(folders, manifests, strict=True):
@@ -248,5 +272,6 @@ def _merge_into(folders: list[Path], manifests: list[dict], out: Path) -> int:
         write_atomic(out / name, buffer.getvalue())
     students = sorted({s for manifest in manifests for s in manifest["students"]})
     fingerprints = {k: v for m in manifests for k, v in m["fingerprints"].items()}
-    write_manifest(out, ALL, fingerprints, students, str(manifests[0].get("policy", "")))
+    write_manifest(out, ALL, fingerprints, students, str(manifests[0].get("policy", "")),
+                   manifests[0].get("class"))
     return len(students)

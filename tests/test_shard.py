@@ -199,7 +199,7 @@ def test_a_regrade_merges_again_into_the_same_folder_and_keeps_the_instructors_f
     assert done.returncode == 0, done.stderr
     again = files(target)
     assert again.pop("deadlines.toml") == b"# the instructor's\n"
-    assert again == files(graded / "merged") == files(graded / "whole")
+    assert again == files(graded / "whole")
     assert not [path for path in target.iterdir() if ".merging-" in path.name]
 
 
@@ -222,3 +222,24 @@ def test_merge_refuses_a_missing_or_repeated_shard(graded):
     twice = merge(graded / "part1", graded / "part1", graded / "part2", graded / "part3",
                   "--out", graded / "twice")
     assert twice.returncode == 2 and "appears twice" in twice.stderr
+
+
+def test_merge_refuses_shards_cut_from_different_classes(graded):
+    """A student folder added after shard 1 was graded lands in shard 1 or 3 by its name: a
+    shard graded later from the grown class would merge with the others without that
+    student's row. Merge names the shard and says what to do."""
+    grown = graded / "submitted-grown"
+    subprocess.run(["cp", "-r", str(graded / "submitted"), str(grown)], check=True)
+    late = next(name for name in (f"late{number}" for number in range(100))
+                if shard.shard_of(name, 3) != 2)
+    fixtures.place(grown, late, PARSE, fixtures.submission_for(PARSE, "honest"))
+    done = grade_batch(grown, graded / "part2-grown", "--jobs", "2", "--shard", "2/3")
+    assert done.returncode == 0, done.stderr[-2000:]
+    refused = merge(graded / "part1", graded / "part2-grown", graded / "part3", "--out",
+                    graded / "refused-grown")
+    assert refused.returncode == 2
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert "part2-grown was cut from another class than" in refused.stderr
+    count = len({student for student, _, _ in CLASS} | {"ivy"})
+    assert f"({count + 1} student folders against {count})" in refused.stderr, refused.stderr
+    assert not (graded / "refused-grown").exists()
