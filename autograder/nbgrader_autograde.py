@@ -43,7 +43,8 @@ replacements that make nbgrader's gradebook carry the scores of `python -m autog
   unescaped; a name that is not UTF-8) is not graded, with one sentence in the log, and
   neither is a hidden folder (`.ada`), which nbgrader would pass over in silence; of the files
   beside the notebooks, only regular files of the student's own are copied into `autograded/`
-  and `feedback/` (never what a link points to: a solution, the gradebook, `/dev/zero`); and
+  and `feedback/` (never what a link points to: a solution, the gradebook, `/dev/zero`), up to
+  MAX_COPIED_BYTES and MAX_COPIED_FILES per submission, the rest named in the log; and
   `timestamp.txt` is read only as a small regular file, and text in it that names no time
   fails that submission in one sentence (never quoted raw in nbgrader's log).
 """
@@ -93,7 +94,7 @@ from nbgrader.preprocessors import (
 from traitlets import Dict, Enum, Float, Integer, Unicode
 
 from . import escape, grading, isolation, processes
-from .discovery import IGNORED, is_utf8
+from .discovery import IGNORED, MAX_ENTRIES, is_utf8
 from .notebook import MAX_NOTEBOOK_BYTES
 from .results import ItemResult, NotebookResult
 from .rubric import exercise_for
@@ -456,7 +457,11 @@ class CheckMetadata(CheckCellMetadata):
 
 GLOB_CHARACTERS = frozenset("*?[]")
 HTML_CHARACTERS = frozenset("<>\"'&")
-MAX_COPIED_BYTES = 50 * 2**20  # a file beside the notebooks that nbgrader copies, at most
+# What nbgrader copies of the files beside one submission's notebooks, in all: a few data
+# files or pictures take far less, and many large (sparse) files cannot fill the disk.
+MAX_COPIED_BYTES = 50 * 2**20
+MAX_COPIED_FILES = MAX_ENTRIES
+MAX_NAMES_SHOWN = 5  # of the files left out, in the log's one sentence
 TIMESTAMP_BYTES = 1024
 
 
@@ -524,27 +529,46 @@ def _check_submission(converter: BaseConverter, assignment_id: str, student_id: 
 
 
 def _copy_own_files(converter: BaseConverter, assignment_id: str, student_id: str) -> None:
-    """nbgrader's copy of the files beside the notebooks, for regular files only: a link
-    (to a solution, the gradebook, /dev/zero), a device or a pipe is left out with a warning,
-    and so is a file over MAX_COPIED_BYTES."""
+    """nbgrader's copy of the files beside the notebooks, for regular files only: a link (to a
+    solution, the gradebook, /dev/zero), a device or a pipe is left out with a warning. Files
+    are copied by name while they fit in MAX_COPIED_BYTES and MAX_COPIED_FILES per submission
+    (sizes as the file system states them, so a sparse file counts whole); the rest are named
+    in one sentence of the log."""
     source = converter._format_source(assignment_id, student_id)
     dest = converter._format_dest(assignment_id, student_id)
-    for filename in utils.find_all_files(source, converter.coursedir.ignore + ["*.ipynb"]):
+    budget, copied, left_bytes, left_out = MAX_COPIED_BYTES, 0, 0, []
+    for filename in sorted(utils.find_all_files(source,
+                                                converter.coursedir.ignore + ["*.ipynb"])):
         try:
             status = os.lstat(filename)
         except OSError:
             continue
-        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_COPIED_BYTES:
-            why = "not a regular file of the student's own (a link, a device or a pipe)" \
-                if not stat.S_ISREG(status.st_mode) else "larger than 50 MiB"
-            converter.log.warning("Not copying %s: %s", safe_text(filename, 300), why)
+        if not stat.S_ISREG(status.st_mode):
+            converter.log.warning("Not copying %s: not a regular file of the student's own (a "
+                                  "link, a device or a pipe)", safe_text(filename, 300))
             continue
+        if status.st_size > budget or copied >= MAX_COPIED_FILES:
+            left_out.append(os.path.relpath(filename, source))
+            left_bytes += status.st_size
+            continue
+        budget, copied = budget - status.st_size, copied + 1
         path = os.path.join(dest, os.path.relpath(filename, source))
         os.makedirs(os.path.dirname(path), exist_ok=True)
         if os.path.lexists(path):
             os.remove(path)
         converter.log.info("Copying %s -> %s", filename, path)
         shutil.copyfile(filename, path, follow_symlinks=False)
+    if left_out:
+        root = converter.coursedir.root
+        names = ", ".join(safe_text(name, 100) for name in left_out[:MAX_NAMES_SHOWN])
+        more = len(left_out) - MAX_NAMES_SHOWN
+        converter.log.warning(
+            "Not copying %d files beside the notebooks of %s into %s (%.1f MiB): up to %d MiB "
+            "and %d files of each submission are copied, and its notebooks are graded all the "
+            "same; left out: %s%s", len(left_out), safe_text(os.path.relpath(source, root), 300),
+            safe_text(os.path.relpath(dest, root), 300), left_bytes / 2**20,
+            MAX_COPIED_BYTES // 2**20, MAX_COPIED_FILES, names,
+            f" and {more:,} more" if more > 0 else "")
 
 
 class PrintableLog(logging.Filter):

@@ -21,6 +21,8 @@ from nbgrader.nbgraderformat import MetadataValidator, ValidationError
 from traitlets.config import Configurable
 
 from autograder.nbgrader_autograde import (
+    MAX_COPIED_BYTES,
+    MAX_COPIED_FILES,
     UNREADABLE,
     CheckMetadata,
     CompiledMetadataValidator,
@@ -29,6 +31,7 @@ from autograder.nbgrader_autograde import (
     PrintableLog,
     SandboxedExporter,
     SandboxedGrading,
+    _copy_own_files,
     cell_report,
     graded_outputs,
     markdown2html,
@@ -271,6 +274,41 @@ def test_a_grade_id_with_terminal_escapes_loses_its_nbgrader_metadata_before_nbg
     assert "nbgrader" not in notebook.cells[0].metadata
     assert notebook.cells[1].metadata["nbgrader"]["grade_id"] == "test_parse_cron_field"
     assert "\\e[2J\\e[31mFAKE" in caplog.text and "\x1b" not in caplog.text
+
+
+@pytest.mark.fast
+def test_the_files_beside_a_submission_s_notebooks_are_copied_up_to_a_cap_in_all(tmp_path,
+                                                                                caplog):
+    """nbgrader copied every file beside the notebooks into autograded/ (and feedback/), each
+    up to 50 MiB but without a cap on their sum or number: large sparse files or thousands of
+    small ones in one submission could fill the instructor's disk. Now the files are copied by
+    name while they fit in the cap, and one escaped sentence of the log names the rest."""
+    source, dest = tmp_path / "submitted" / "ada" / "schedules", tmp_path / "autograded"
+    (source / "many").mkdir(parents=True)
+    for number in range(3):  # sparse: 60 MiB that take no room until copied
+        with open(source / f"big-\x1b[31m{number}.bin", "wb") as handle:
+            handle.truncate(20 * 2**20)
+    (source / "data.csv").write_text("minute,hour\n0,9\n")
+    for number in range(MAX_COPIED_FILES):
+        (source / "many" / f"{number:05d}.txt").write_text("x")
+    converter = SimpleNamespace(
+        _format_source=lambda assignment, student: str(source),
+        _format_dest=lambda assignment, student: str(dest),
+        coursedir=SimpleNamespace(ignore=[], root=str(tmp_path)),
+        log=logging.getLogger("test-copy-cap"))
+    with caplog.at_level("INFO", logger="test-copy-cap"):
+        _copy_own_files(converter, "schedules", "ada")
+    copied = [path for path in dest.rglob("*") if path.is_file()]
+    assert len(copied) == MAX_COPIED_FILES
+    assert sum(path.stat().st_size for path in copied) <= MAX_COPIED_BYTES
+    assert (dest / "data.csv").read_text() == "minute,hour\n0,9\n"  # it fits after a big one
+    said = [record.getMessage() for record in caplog.records if record.levelname == "WARNING"]
+    assert len(said) == 1, said
+    assert said[0].startswith("Not copying 4 files beside the notebooks of "
+                              "submitted/ada/schedules into autograded (20.0 MiB): up to 50 MiB "
+                              "and 2000 files of each submission are copied"), said[0]
+    assert "left out: big-\\x1b[31m2.bin, many/01997.txt" in said[0], said[0]
+    assert "\x1b" not in said[0]
 
 
 class _Sanitizing(Configurable):
