@@ -32,6 +32,13 @@ _SURROGATES = re.compile("[\ud800-\udfff]")
 SHOWN_AS_ESCAPES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs"})
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+# Characters a spreadsheet or a CSV import may drop or trim before it looks for a formula:
+# controls, format characters (zero-width spaces, the byte-order mark), every kind of white
+# space (no-break and ideographic spaces, line separators), and the other code points Unicode
+# calls default-ignorable (Hangul fillers, variation selectors, the combining grapheme joiner).
+_PASSED_OVER = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
+_IGNORABLE = re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f"
+                        "\uffa0\U000e0100-\U000e01ef]")
 
 
 def text(value: object) -> str:
@@ -111,12 +118,24 @@ def code_block(value: object) -> str:
 
 def csv_cell(value: object) -> str:
     """A text cell for the gradebook: one line, and never read as a formula (a leading
-    = + - @ gets a ' in front, as spreadsheets themselves do). A leading ' gets one too, so
-    that two names never share a cell: -ada becomes '-ada, and '-ada becomes ''-ada."""
+    = + - @ gets a ' in front, as spreadsheets themselves do, also after white space or
+    invisible characters: a no-break space, a zero-width space, a byte-order mark). A leading '
+    gets one too, so that two names never share a cell: -ada becomes '-ada, and '-ada becomes
+    ''-ada."""
     shown = terminal(value)
-    if shown.lstrip(" ").startswith((*FORMULA_STARTS, "'")):
+    if _visible_start(text(value)).startswith((*FORMULA_STARTS, "'")):
         return "'" + shown
     return shown
+
+
+def _visible_start(value: str) -> str:
+    """`value` from its first character that no spreadsheet passes over (`_PASSED_OVER`)."""
+    category = unicodedata.category
+    for index, character in enumerate(value):
+        if not (character.isspace() or category(character) in _PASSED_OVER
+                or _IGNORABLE.match(character)):
+            return value[index:]
+    return ""
 
 
 def csv_key(value: object) -> str:

@@ -25,6 +25,7 @@ and writing and check that the class still gets its gradebook.
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import os
 import re
@@ -415,6 +416,62 @@ def test_escape_for_each_destination():
     assert escape.csv_cell("'-ada") == "''-ada" != escape.csv_cell("-ada")
     block = escape.code_block("``` \n<b>\x1b")
     assert block.startswith("````text\n") and block.endswith("\n````") and "\\e" in block
+
+
+# What a spreadsheet or a CSV import may drop before it looks for a formula: a no-break, an
+# ideographic and a narrow no-break space, a zero-width space, a byte-order mark, a word
+# joiner, a Hangul filler, a variation selector.
+INVISIBLE_STARTS = ("\u00a0", "\u3000", "\u202f", "\u200b", "\ufeff", "\u2060", "\u3164",
+                    "\ufe0f", " \u00a0\u200b")
+
+
+def _reads_as_formula(cell: str) -> bool:
+    """Whether a cell, as written, starts with = + - @ once white space and invisible
+    characters are passed over."""
+    visible = "".join(itertools.dropwhile(
+        lambda c: c.isspace() or unicodedata.category(c) in ("Cc", "Cf", "Mn")
+        or c in "\u3164\u115f\u1160\uffa0", cell))
+    return visible[:1] in ("=", "+", "-", "@", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("start", INVISIBLE_STARTS)
+def test_a_formula_after_white_space_or_invisible_characters_gets_a_quote(start):
+    for formula in ("=1+1", "@SUM(A1)", "-2", "+1"):
+        for cell in (escape.csv_cell(start + formula), escape.csv_key(start + formula)):
+            assert cell.startswith("'") and not _reads_as_formula(cell), (start, cell)
+    assert escape.csv_cell(start + "'x") != escape.csv_cell(start + "x")  # never one cell
+    assert not escape.csv_cell(start + "ada").startswith("'")
+
+
+def test_folder_and_file_names_that_start_invisibly_with_a_formula_stay_inert(tmp_path):
+    """A student folder whose name starts with a no-break space and `=`, one that starts with
+    an ideographic space and `@` whose notebook is a symbolic link, and a notebook beside the
+    student folders whose name starts with a byte-order mark and `-`: the names reach
+    grades.csv (the student, and a note naming the file that counted), flags.csv (the
+    refused link) and not-graded.csv, each with a ' in front."""
+    submitted, out = tmp_path / "submitted", tmp_path / "graded"
+    honest, stub = fixtures.honest_submission(PARSE), fixtures.stub_submission(PARSE)
+    sheet, linked = "\u00a0=HYPERLINK(\"evil.example\")", "\u3000@SUM(A1)"
+    ada = place(submitted, sheet, PARSE, honest)
+    place(submitted, sheet, PARSE, stub, "Untitled.ipynb")
+    folder = submitted / linked / PARSE.assignment
+    folder.mkdir(parents=True)
+    (folder / f"{PARSE.notebook}.ipynb").symlink_to(ada)
+    (submitted / "\ufeff-2+3.ipynb").write_text("{}")
+    done = grade_batch(submitted, out, "--sandbox", "off", timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = set()
+    for table in ("grades.csv", "flags.csv", "not-graded.csv"):
+        with open(out / table, newline="", encoding="utf-8") as handle:
+            for row in csv.reader(handle):
+                for cell in row:
+                    assert not _reads_as_formula(cell), (table, cell)
+                    seen.add((table, cell[:3]))
+    assert {("grades.csv", "'\u00a0="), ("grades.csv", "'\u3000@"), ("flags.csv", "'\u3000@"),
+            ("not-graded.csv", "'\\u")} <= seen, sorted(seen)
+    notes = [row["note"] for row in _rows(out) if row["note"].startswith("'\u00a0=HYPERLINK")]
+    assert notes and "counted for 01_parse_cron_field" in notes[0], _rows(out)
 
 
 def test_terminal_escapes_exactly_the_control_and_format_categories():
