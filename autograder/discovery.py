@@ -34,7 +34,8 @@ from . import escape
 from .rubric import ASSIGNMENTS, EXERCISES, Exercise, exercise_for
 
 LAYOUT = "SUBMITTED/<student>/<assignment>/<notebook>.ipynb"
-# Left by operating systems and Jupyter, never a student's answer: ignored without a note.
+# Left by operating systems and Jupyter, never a student's answer: ignored without a note in
+# a student's folder. Directly in the class folder only the hidden ones are (`discover`).
 IGNORED = {".ipynb_checkpoints", "__MACOSX", ".DS_Store", "Thumbs.db", "desktop.ini",
            "timestamp.txt", "__pycache__"}
 MAX_ENTRIES = 2000  # files and folders looked at in one student's folder
@@ -418,8 +419,9 @@ def discover(submitted: Path, out: Path | None = None,
     flagged: list[Skipped] = []
     candidates: dict[tuple[str, Exercise], list[_Candidate]] = {}
 
-    entries = [entry for entry in sorted(submitted.iterdir())
-               if entry.name not in IGNORED and not (skip and os.path.realpath(entry) == skip)]
+    entries = [entry for entry in sorted(submitted.iterdir())  # Jupyter's, the Finder's
+               if not (entry.name in IGNORED and entry.name.startswith("."))
+               and not (skip and os.path.realpath(entry) == skip)]
     for entry in [entry for entry in entries if entry.name.startswith(".")]:
         entries.remove(entry)
         if entry.is_dir():  # a hidden file (.gitignore) is nobody's work
@@ -427,6 +429,17 @@ def discover(submitted: Path, out: Path | None = None,
                                    "a hidden folder (its name starts with '.'), not read as a "
                                    "student's; nothing in it was graded: rename it without "
                                    "the '.' to grade it"))
+    # A folder named like what systems leave behind (__MACOSX/ of a zip made on a Mac) is a
+    # student's when it holds a notebook (a student id may be any name); otherwise it is
+    # listed, never passed over in silence.
+    for entry in [entry for entry in entries if entry.name in IGNORED]:
+        if entry.is_dir() and not _is_link(entry) and not any(
+                kind == "file" and path.suffix.lower() == ".ipynb"
+                for path, kind, _ in _walk(entry, 0, [MAX_ENTRIES])):
+            entries.remove(entry)
+            skipped.append(Skipped("", "", "", f"{readable_name(entry.name)}/",
+                                   "a folder that operating systems and Jupyter leave behind, "
+                                   "holding no notebook; not read as a student's"))
     names = student_names([entry.name for entry in entries])
     for entry in entries:
         name = entry.name

@@ -302,6 +302,26 @@ def test_a_hidden_student_folder_is_listed_as_not_graded(tmp_path):
         (".bo/", "a hidden folder (its name starts with '.'), not read as a student's")]
 
 
+@pytest.mark.fast
+def test_a_student_folder_named_like_what_systems_leave_behind_is_graded_or_listed(tmp_path):
+    """Student folders named `__pycache__` and `timestamp.txt` hold notebooks: they are
+    graded like any other. A Mac zip's `__MACOSX/` (resource forks only) and a stray
+    `Thumbs.db` are listed as not graded. Before, all four were passed over in silence."""
+    from autograder import discovery
+
+    submitted = tmp_path / "submitted"
+    for student in ("ada", "__pycache__", "timestamp.txt"):
+        write(submitted, f"{student}/schedules/01_parse_cron_field.ipynb", "{}")
+    write(submitted, "__MACOSX/ada/schedules/._01_parse_cron_field.ipynb", "\0")
+    write(submitted, "Thumbs.db", "\0")
+    found = discovery.discover(submitted)
+    assert [s.student for s in found.submissions] == ["__pycache__", "ada", "timestamp.txt"]
+    assert found.students == ["__pycache__", "ada", "timestamp.txt"]
+    assert [(s.file, s.reason.split(";")[0].split(",")[0]) for s in found.skipped] == [
+        ("__MACOSX/", "a folder that operating systems and Jupyter leave behind"),
+        ("Thumbs.db", "a file directly in submitted/")]
+
+
 # -- deadlines ---------------------------------------------------------------------------
 
 def test_late_work_loses_the_policys_penalty_and_extensions_count(graded):
