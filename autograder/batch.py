@@ -145,6 +145,20 @@ class Summary:
 
 MAX_LISTED = 20
 NOT_GRADED = "not-graded.csv"
+# What grade-batch writes into DIR, and the instructor's own files that may sit there.
+WRITTEN = {"grades.csv", NOT_GRADED, "flags.csv", "students", shard_module.MANIFEST,
+           *shard_module.INPUTS}
+
+
+def _not_written_here(out: Path) -> str:
+    """The first entry of an existing --out folder that neither grade-batch writes nor an
+    instructor keeps there (a hidden file, what systems leave behind), or ""."""
+    try:
+        names = sorted(os.listdir(out))
+    except OSError:
+        return ""
+    return next((name for name in names if name not in WRITTEN
+                 and name not in discovery.IGNORED and not name.startswith(".")), "")
 
 
 def discover(submitted: Path, out: Path | None = None,
@@ -347,6 +361,13 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
         raise BatchError(f"--out {escape.terminal(out)} lies in {escape.terminal(submitted)} "
                          "(the class folder itself, or a student's folder), where the grades "
                          "would be read as submissions; write them beside the class")
+    if os.path.dirname(inside) == within and os.path.isdir(inside):
+        theirs = escape.terminal(discovery.readable_name(_not_written_here(Path(inside))))
+        if theirs:  # a student's folder, whom discovery would pass over as the output
+            raise BatchError(
+                f"--out {escape.terminal(out)} is a folder of {escape.terminal(submitted)} that "
+                f"holds {theirs}, which grade-batch does not write: it is a student's folder, "
+                "and that student would not be graded; write the grades beside the class")
     whole = discover(submitted, out, assignment)
     overrides = match_overrides(whole, overrides or {}, progress)
     policy = match_extensions(whole, policy, progress) if policy is not None else None

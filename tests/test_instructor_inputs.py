@@ -182,6 +182,26 @@ def test_an_output_folder_inside_the_class_is_refused(tmp_path, where):
     assert beside.returncode == 0, beside.stderr[-2000:]
 
 
+def test_an_output_folder_that_is_a_student_s_folder_is_refused(tmp_path):
+    """`--out submitted/ada`, ada being a student: discovery passes over the output folder,
+    so ada would have had no row anywhere. It is refused in one sentence; an output folder in
+    the class that holds only what grade-batch wrote is used again, as before."""
+    submitted = tmp_path / "submitted"
+    for student in ("ada", "bo"):
+        fixtures.place(submitted, student, PARSE, fixtures.honest_submission(PARSE))
+    done = grade_batch(submitted, submitted / "ada", "--sandbox", "off")
+    assert done.returncode == 2, done.stderr[-2000:]
+    said = [line for line in done.stderr.splitlines() if not line.startswith("warning:")]
+    assert len(said) == 1 and "holds schedules, which grade-batch does not write: it is a " \
+        "student's folder, and that student would not be graded" in said[0], said
+    assert not (submitted / "ada" / "grades.csv").exists()
+    for _ in range(2):  # the second run finds the first one's files in its output folder
+        again = grade_batch(submitted, submitted / "graded", "--sandbox", "off")
+        assert again.returncode == 0, again.stderr[-2000:]
+    assert export.read_gradebook(submitted / "graded") == {"ada": {"schedules": 25.0},
+                                                           "bo": {"schedules": 25.0}}
+
+
 def test_a_gradescope_bundle_is_not_written_over_a_folder(tmp_path):
     done = subprocess.run([sys.executable, "-m", "autograder", "gradescope", "schedules",
                            "--out", str(tmp_path)], cwd=REPOSITORY, capture_output=True,
