@@ -2,6 +2,8 @@
 # needs about 10 s of CPU against its 5 s), run in a grandchild whose parent ends at once (a
 # double fork), so that the process computing is no longer under the case server. The notebook's
 # process adopts such orphans (a subreaper), and the watcher counts every process under it.
+# Only the large graphs go to a helper: two forks for every small case as well would cost more
+# CPU than the whole notebook may use on a slow machine (the batch allows 8 s).
 # notebook: 04_run_order
 # max-points: as its answers alone
 # answers-from: hostile/cpu_in_a_forked_child
@@ -15,6 +17,8 @@ _slow = run_order
 
 
 def run_order(tasks):
+    if len(tasks) < 100:
+        return _slow(tasks)
     r, w = _os.pipe()
     pid = _os.fork()
     if pid == 0:
