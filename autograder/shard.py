@@ -129,8 +129,10 @@ def _read_manifest(folder: Path) -> dict:
     try:
         data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
         parse_shard(data["shard"])
+        whole = data.get("class", {"students": 0, "digest": ""})
         if not isinstance(data["fingerprints"], dict) or not isinstance(data["students"], list) \
-                or not isinstance(data.get("class", {}), dict):
+                or not isinstance(whole, dict) or type(whole.get("students")) is not int \
+                or not isinstance(whole.get("digest"), str):
             raise TypeError
         return data
     except FileNotFoundError:

@@ -243,3 +243,16 @@ def test_merge_refuses_shards_cut_from_different_classes(graded):
     count = len({student for student, _, _ in CLASS} | {"ivy"})
     assert f"({count + 1} student folders against {count})" in refused.stderr, refused.stderr
     assert not (graded / "refused-grown").exists()
+
+
+def test_a_hand_edited_class_record_is_a_damaged_manifest(graded):
+    """What merge prints of a manifest's class record is a count it checked, never its text."""
+    edited = graded / "part2-edited"
+    subprocess.run(["cp", "-r", str(graded / "part2"), str(edited)], check=True)
+    manifest = json.loads((edited / shard.MANIFEST).read_text())
+    manifest["class"]["students"] = "\x1b[2J12"
+    (edited / shard.MANIFEST).write_text(json.dumps(manifest))
+    refused = merge(graded / "part1", edited, graded / "part3", "--out", graded / "refused-edit")
+    assert refused.returncode == 2
+    assert "is damaged; grade that shard again" in refused.stderr
+    assert "\x1b" not in refused.stderr

@@ -504,22 +504,19 @@ def install(saved: Snapshot, report: Callable[[str], None], also: tuple = (),
                 _report(f"write {path}, in the sandbox's code or the course's or the class's "
                         "folders")
                 raise _permission_error(f"the grader refuses to write {path}")
-            if event == "open" and _readonly and _near(real, _readonly):
+            # A descriptor of a folder in or above the sandbox's code or a private folder
+            # reaches what is inside by relative paths.
+            code = event == "open" and _readonly and _near(real, _readonly)
+            if code or event == "open" and _private and _near(real, _private):
                 try:
                     folder = _is_dir(_stat(real).st_mode)
                 except _os_error:
                     folder = False
-                if folder:  # a descriptor of it reaches the sandbox's code by relative paths
+                if folder:
                     _report(f"open the folder {path} as a descriptor")
-                    raise _permission_error(f"the grader refuses to open {path} as a folder")
-            if event == "open" and _private and _near(real, _private):
-                try:
-                    folder = _is_dir(_stat(real).st_mode)
-                except _os_error:
-                    folder = False
-                if folder:  # a descriptor of it reaches the private folders by relative paths
-                    _report(f"open the folder {path} as a descriptor")
-                    raise _permission_error(f"{path} is not available while grading")
+                    raise _permission_error(f"the grader refuses to open {path} as a folder"
+                                            if code else
+                                            f"{path} is not available while grading")
             # The deepest folder that holds the path decides: private, or kept open.
             deepest = -1
             for folder in _private:

@@ -34,6 +34,10 @@ from .. import wire
 from ..backstop import Backstop, process_cpu
 from . import lookup
 
+TYPE_CHECKING = False  # no import of typing in the sandbox at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 UTC = timezone.utc
 BASE = datetime(2024, 3, 15, 6, 5, tzinfo=UTC)  # 11:05 in Karachi: the 06:00 UTC run fires
 SOURCE_NAME = "psx-cache"
@@ -548,18 +552,26 @@ class _FirstStatement:
         put its own in place, is not raced); and with `given`, the racer must have read or
         written the tables through the connection it was given (one that did so through
         another connection is not raced)."""
-        before = self.seen
-        try:
-            self.db.execute("SELECT 1").fetchall()
-        except Exception:  # noqa: S110 (closed by the code: what it ran before was watched)
-            pass
-        else:
-            if self.seen == before:
-                return ("turned off the trace callback through which the hidden test watches "
-                        "its statements")
+        if not still_traced(self.db, lambda: self.seen):
+            return TRACE_OFF
         if given and self.count == 0:
             return "read and wrote nothing through the connection it was given"
         return None
+
+
+TRACE_OFF = "turned off the trace callback through which the hidden test watches its statements"
+
+
+def still_traced(db, seen: Callable[[], int]) -> bool:
+    """Whether a statement of the probe's own on `db` still reaches its trace callback, whose
+    count `seen` reads. A connection the code closed counts as traced: what it ran before
+    was watched."""
+    before = seen()
+    try:
+        db.execute("SELECT 1").fetchall()
+    except Exception:  # noqa: S110 (closed by the code)
+        return True
+    return seen() != before
 
 
 def watch_statements(db, race: _Race):

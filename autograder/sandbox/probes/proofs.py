@@ -11,6 +11,7 @@ from . import lookup, probe
 from ._capstone import (
     BASE,
     KEY_PATTERN,
+    TRACE_OFF,
     UTC,
     LookTogether,
     TakeTurns,
@@ -26,6 +27,7 @@ from ._capstone import (
     result_view,
     scratch,
     seconds_after_base,
+    still_traced,
     variant,
     window_text,
 )
@@ -302,16 +304,7 @@ def _fenced_run(namespace: dict, folder, operation: str, takeover_at: int | None
         store.on_write, store.fail_on = None, set()
         del store.remove
     fence.armed = False
-    before = fence.traced
-    why = None
-    try:
-        world.db.execute("SELECT 1").fetchall()
-    except Exception:  # noqa: S110 (closed by the code: what it ran before was watched)
-        pass
-    else:
-        if fence.traced == before:
-            why = ("turned off the trace callback through which the hidden test watches its "
-                   "statements")
+    why = None if still_traced(world.db, lambda: fence.traced) else TRACE_OFF
     world.db.set_trace_callback(None)
     return world, fence, worker_1, why
 
