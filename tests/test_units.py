@@ -16,7 +16,7 @@ from factories import answer_cell, grade_cell, markdown_cell, notebook, student_
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autograder import escape, scoring
+from autograder import escape, runner, scoring, suite
 from autograder.notebook import extract
 from autograder.results import ItemResult, NotebookResult, TestResult, count_once
 from autograder.rubric import EXERCISES, exercise_for
@@ -477,3 +477,41 @@ def test_where_a_list_of_booleans_differs_is_not_shown_for_a_hidden_case():
     got = {"value": plain.to_plain([True, True, True] + [True] * 60)}
     assert "differs" not in judge(CASE, expected, got, reveal=False)[1]
     assert "first difference is at [2]: expected False, got True" in judge(CASE, expected, got)[1]
+
+
+def _variants(value: object) -> list:
+    """Values that equal `value` in Python but not as plain data (1.0 for 1, True for 1), the
+    value itself, and NaN in place of a number."""
+    if isinstance(value, list) and value and type(value[0]) is int:
+        return [value, [float(value[0]), *value[1:]], [bool(value[0] == 1) if value[0] in (0, 1)
+                                                       else value[0], *value[1:]],
+                [float("nan"), *value[1:]]]
+    return [value]
+
+
+def test_outcomes_read_as_the_reference_s_value_score_as_a_full_judgement_does():
+    """score_run passes an outcome that is the reference's value without judging it again: the
+    verdicts must be exactly those of judging every outcome in full, for the value itself and
+    for values Python calls equal that plain data does not (1.0 and True for 1)."""
+    item = PARSE.items[0]
+    expected = suite.expected_outcomes(item.grade_id)
+    for variant in range(4):
+        outcomes = {}
+        for index, outcome in enumerate(expected):
+            if "value" in outcome:
+                choices = _variants(outcome["value"])
+                outcomes[suite.case_id(item, index)] = {"value": choices[variant % len(choices)]}
+        run = runner.RunResult(events=[*({"event": "case", "id": ident, "outcome": outcome}
+                                         for ident, outcome in outcomes.items()),
+                                       {"event": "done"}], returncode=0)
+        result = scoring.score_run(PARSE, run, runner.Limits(), "x.ipynb")
+        full = scoring.score(PARSE, item, {ident: scoring.clean_outcome(outcome)
+                                           for ident, outcome in outcomes.items()})
+        answered = [suite.case_id(item, index) in outcomes for index in range(len(expected))]
+        tests = result.items[0].tests
+        assert [(t.passed, t.score) for t in tests] == \
+            [(v.passed, round(v.points, 4)) for v in full]
+        assert [t.output for t, mine in zip(tests, answered, strict=True) if mine] == \
+            [v.message or "passed" for v, mine in zip(full, answered, strict=True) if mine]
+        changed = variant > 0 and any(len(_variants(o.get("value"))) > 1 for o in expected)
+        assert not changed or not all(t.passed for t in tests)

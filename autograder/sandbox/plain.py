@@ -331,6 +331,8 @@ def _plain_items(items: list, depth: int) -> bool:
     if depth > MAX_DEPTH:
         return not items
     leaves = _LEAVES
+    if all(map(leaves.__contains__, map(type, items))):  # most lists: numbers or strings, in C
+        return True
     for item in items:
         if type(item) not in leaves and not is_plain(item, depth):
             return False
