@@ -101,6 +101,7 @@ class Summary:
     failed: int = 0  # notebooks whose grading or writing failed in the grader itself
     stale: list[str] = field(default_factory=list)  # folders under DIR/students/ of no student
     flagged: list[tuple[str, str, str, str]] = field(default_factory=list)
+    alike: list[tuple[str, ...]] = field(default_factory=list)  # names that read alike
 
     def line(self, out: Path) -> str:
         rate = self.graded / self.seconds if self.seconds > 0 else 0.0
@@ -140,6 +141,14 @@ class Summary:
                     text += f" (and {len(mine) - 1} more)"
             if len(listed) > MAX_LISTED:
                 text += f"\n  ... and {len(listed) - MAX_LISTED:,} more students"
+        if self.alike:
+            text += (f"\nwarning: {sum(map(len, self.alike))} students' folder names read like "
+                     "another's (each graded as a student of their own, and flagged in "
+                     f"{out / 'flags.csv'}); check that each row is the right student's:")
+            for names in self.alike[:MAX_LISTED]:
+                text += "\n  " + ", ".join(escape.unmistakable(name) for name in names)
+            if len(self.alike) > MAX_LISTED:
+                text += f"\n  ... and {len(self.alike) - MAX_LISTED:,} more"
         return text
 
 
@@ -183,7 +192,8 @@ def in_shard(found: discovery.Discovery, shard: shard_module.Shard) -> discovery
                    submissions=[s for s in found.submissions if shard.holds(s.student)],
                    skipped=[s for s in found.skipped if shard.holds(s.student)],
                    flagged=[s for s in found.flagged if shard.holds(s.student)],
-                   chosen={s: why for s, why in found.chosen.items() if shard.holds(s.student)})
+                   chosen={s: why for s, why in found.chosen.items() if shard.holds(s.student)},
+                   alike={s: others for s, others in found.alike.items() if shard.holds(s)})
 
 
 def progress_note(text: str, width: int = 70) -> str:
@@ -526,6 +536,12 @@ def write_outputs(out: Path, found: discovery.Discovery,
     flags += [(entry.student, entry.assignment, entry.notebook, f"refused: {entry.reason}")
               for entry in found.skipped if entry.tampering]
     summary.flagged = sorted(flags)
+    # Names that read alike are no tampering (a Mac's zip and a typed name do it): they have
+    # a warning of their own in the summary, and a row each in flags.csv.
+    flags += [(student, "", "", discovery.alike_flag(student, others))
+              for student, others in found.alike.items()]
+    summary.alike = sorted({tuple(sorted((student, *others)))
+                            for student, others in found.alike.items()})
     report.write_atomic(out / NOT_GRADED, classbook.not_graded_csv(found))
     report.write_atomic(out / "grades.csv", report.grades_csv([row.cells() for row in rows]))
     report.write_atomic(out / "flags.csv", report.flags_csv(flags))

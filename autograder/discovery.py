@@ -95,6 +95,7 @@ class Discovery:
     flagged: list[Skipped] = field(default_factory=list)  # graded, but the instructor should look
     chosen: dict[Submission, str] = field(default_factory=dict)  # why it counted, when contested
     folders: dict[str, str] = field(default_factory=dict)  # output folder, when not the name
+    alike: dict[str, tuple[str, ...]] = field(default_factory=dict)  # `look_alikes`
 
     def folder(self, student: str) -> str:
         """The student's folder under DIR/students/ (`output_folders`)."""
@@ -117,7 +118,7 @@ class Discovery:
             more = len(other) - NOTES_SHOWN + 1
             other = other[:NOTES_SHOWN - 1] + [f"and {more:,} more files or folders that were "
                                                "not graded"]
-        return named + other
+        return ([alike_note(student)] if student in self.alike else []) + named + other
 
     def by_student(self) -> dict[str, list[Skipped]]:
         """Every skipped and flagged entry, by student, in the order found."""
@@ -132,6 +133,27 @@ NOTES_SHOWN = 10  # a student's notes on files that answer no exercise, per row
 
 def _note(entry: Skipped) -> str:
     return f"{entry.file}: {entry.reason}" if entry.file else entry.reason
+
+
+def alike_note(student: str) -> str:
+    """The note on each gradebook row of a student whose name reads like another's: their
+    own name's code points, which tell the rows apart, and never the other student's name
+    (the note reaches the student's report)."""
+    return (f"this folder name ({_spelled(student)}) reads like another student's; graded as "
+            "a student of its own (flags.csv names both)")
+
+
+def alike_flag(student: str, others: tuple[str, ...]) -> str:
+    """The line of flags.csv for a student whose name reads like `others`'."""
+    return (f"the folder name ({_spelled(student)}) reads like "
+            + ", ".join(escape.code_points(other) for other in others)
+            + ", another student's: graded as students of their own; check that each row "
+            "is the right student's")
+
+
+def _spelled(name: str) -> str:
+    spelled = escape.code_points(name)
+    return spelled if spelled == name else f"{spelled} in code points"
 
 
 def readable_name(name: str) -> str:
@@ -172,17 +194,36 @@ def student_names(names: list[str]) -> dict[str, str]:
     return shown
 
 
+def alike_key(name: str) -> str:
+    """What a name reads as to a disk that ignores case or Unicode normalisation (`Ada` and
+    `ada` on macOS or Windows, `José` with its accent composed or not) and to a person
+    (fullwidth `ａｄａ` and `ada`): Unicode's compatibility caseless match (NFKD of the case
+    folded NFKD of the case folded NFD; folding case can undo a normal form). Names with one
+    key read alike. Letters of other scripts that look Latin (Cyrillic `а`) keep keys of
+    their own: telling them needs Unicode's confusables table (TR39)."""
+    folded = unicodedata.normalize("NFD", name).casefold()
+    return unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", folded).casefold())
+
+
+def look_alikes(students: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Each student whose name reads like other students' names (`alike_key`), with those
+    names. They are graded as the students they are, never merged (both may be real); the
+    gradebook flags them, so the instructor can tell their rows apart."""
+    groups: dict[str, list[str]] = {}
+    for name in sorted(set(students)):
+        groups.setdefault(alike_key(name), []).append(name)
+    return {name: tuple(other for other in group if other != name)
+            for group in groups.values() if len(group) > 1 for name in group}
+
+
 def output_folders(students: Iterable[str]) -> dict[str, str]:
     """The folder under DIR/students/ of each student in a class, never another student's,
     on any disk: the name itself, unless it is longer than FOLDER_BYTES bytes (a name read as
     Windows-1252 can grow to three times its bytes, past the 255 a file system allows) or reads
-    like another student's name on a disk that ignores case or Unicode normalisation (`Ada`
-    and `ada` on macOS or Windows). Such a name gets a folder of its first characters and a
-    hash of the whole name, and a number when even that is taken. It depends on the whole
-    class, which every shard discovers, so shards name a student's folder alike."""
-    def key(folder: str) -> str:  # folding case can undo a normal form: normalise after it
-        return unicodedata.normalize("NFC", unicodedata.normalize("NFD", folder).casefold())
-
+    like another student's name (`alike_key`: `Ada` and `ada` are one folder on macOS or
+    Windows). Such a name gets a folder of its first characters and a hash of the whole name,
+    and a number when even that is taken. It depends on the whole class, which every shard
+    discovers, so shards name a student's folder alike."""
     def hashed(name: str) -> str:
         data = name.encode("utf-8", "surrogatepass")
         start = data[:FOLDER_BYTES - 13].decode("utf-8", "ignore")
@@ -191,17 +232,18 @@ def output_folders(students: Iterable[str]) -> dict[str, str]:
     names = sorted(set(students))
     base = {name: name if len(name.encode("utf-8", "surrogatepass")) <= FOLDER_BYTES
             else hashed(name) for name in names}
-    alike = Counter(key(folder) for folder in base.values())
-    wanted = {name: hashed(name) if alike[key(base[name])] > 1 else base[name] for name in names}
+    alike = Counter(alike_key(folder) for folder in base.values())
+    wanted = {name: hashed(name) if alike[alike_key(base[name])] > 1 else base[name]
+              for name in names}
     folders: dict[str, str] = {}
     taken: set[str] = set()
     # Names kept as they are come first: only a made-up folder ever gets a number.
     for name in sorted(names, key=lambda name: (wanted[name] != name, name)):
         folder, number = wanted[name], 1
-        while key(folder) in taken:
+        while alike_key(folder) in taken:
             number += 1
             folder = f"{wanted[name]} ({number})"
-        taken.add(key(folder))
+        taken.add(alike_key(folder))
         folders[name] = folder
     return folders
 
@@ -545,7 +587,8 @@ def discover(submitted: Path, out: Path | None = None,
     skipped = [s for s in skipped if not s.assignment or s.assignment in graded]
     flagged = [s for s in flagged if not s.assignment or s.assignment in graded]
     return Discovery(sorted(students), graded, submissions, skipped, flagged, chosen,
-                     {name: folder for name, folder in folders.items() if folder != name})
+                     {name: folder for name, folder in folders.items() if folder != name},
+                     look_alikes(students))
 
 
 def discover_upload(folder: Path, assignment: str, student: str = "submission") -> Discovery:

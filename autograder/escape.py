@@ -13,7 +13,10 @@ returns a version that can be written to one kind of output without changing its
   HTML or emphasis can come out of it);
 - `csv_cell`: a gradebook cell no spreadsheet evaluates as a formula;
 - `csv_key`: `csv_cell` for a column that names a student, where two names must never give
-  one cell (a literal backslash is doubled, so `\\e` never reads like an escaped ESC).
+  one cell (a literal backslash is doubled, so `\\e` never reads like an escaped ESC);
+- `code_points` and `unmistakable`: a name in plain ASCII, and a name for a message that
+  shows it both ways, so that two names that look the same (an accent composed or not, a
+  fullwidth letter) read apart.
 """
 
 from __future__ import annotations
@@ -143,3 +146,22 @@ def csv_key(value: object) -> str:
     names export and overrides look up): a literal backslash is doubled first, so every
     backslash in the cell starts an escape and different names never share a cell."""
     return csv_cell(text(value).replace("\\", "\\\\"))
+
+
+def code_points(value: object) -> str:
+    """`value` in printable ASCII: every other character as its code point (\\u00e9 for a
+    composed `é`, `e\\u0301` for `e` and a combining accent, \\uff41 for a fullwidth `ａ`),
+    a literal backslash doubled, so that different names never read alike in it."""
+    shown = text(value)
+    if shown.isascii() and shown.isprintable() and "\\" not in shown:
+        return shown
+    return "".join("\\\\" if character == "\\" else character if " " <= character <= "~"
+                   else _shown(character) for character in shown)
+
+
+def unmistakable(value: object) -> str:
+    """A name for a message: `terminal(value)` quoted and, unless the name is plain ASCII
+    without a backslash, its `code_points` after it (`'José' (Jose\\u0301)`), which tell
+    apart names that a terminal shows alike."""
+    shown, spelled = terminal(value), code_points(value)
+    return repr(shown) if spelled == text(value) else f"{shown!r} ({spelled})"

@@ -9,13 +9,17 @@ import csv
 import sys
 from pathlib import Path
 
+from .discovery import look_alikes
+from .escape import code_points
 from .rubric import EXERCISES
 
 
 def table(rows: list[dict[str, str]]) -> str:
     """One line per student and one column per notebook of the assignments in the gradebook,
     with the maximum of exactly those notebooks. `*` marks an instructor's override and `L` a
-    late penalty (grades.csv says why)."""
+    late penalty (grades.csv says why). Students whose names read alike (`José` with its
+    accent composed and not, `Ada` and `ada`) are shown in code points, so their rows read
+    apart."""
     present = {row["notebook"] for row in rows}
     exercises = [e for e in EXERCISES if e.notebook in present]
     notebooks = [e.notebook for e in exercises]
@@ -30,17 +34,20 @@ def table(rows: list[dict[str, str]]) -> str:
     header = ["student"] + [name[:2] for name in notebooks] + ["total"]
     top = sum(e.max_score for e in exercises)
     lines = [header, ["(max)"] + [f"{e.max_score:g}" for e in exercises] + [f"{top:g}"]]
+    alike = look_alikes(scores)
     for student in sorted(scores):
         mine = scores[student]
         cells = [f"{mine[name]:g}{marks.get((student, name), '')}" if name in mine else "-"
                  for name in notebooks]
-        lines.append([student] + cells + [f"{round(sum(mine.values()), 2):g}"])
+        lines.append([code_points(student) if student in alike else student] + cells
+                     + [f"{round(sum(mine.values()), 2):g}"])
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     text = ["  ".join(cell.ljust(widths[0]) if i == 0 else cell.rjust(widths[i])
                       for i, cell in enumerate(line)) for line in lines]
     legend = ", ".join(f"{name[:2]} = {name}" for name in notebooks)
+    spelled = "; names that read alike in code points (Jos\\u00e9)" if alike else ""
     return "\n".join(text) + (f"\n\n{legend}; - = no row; * = instructor's override; "
-                              "L = late penalty (grades.csv says why)")
+                              f"L = late penalty (grades.csv says why){spelled}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -392,6 +392,59 @@ def test_unencodable_text_and_a_bad_cache_never_stop_a_rerun(tmp_path, monkeypat
     assert {row["student"] for row in _rows(out)} == {"ann", "bob"}
 
 
+def test_folder_names_that_read_alike_are_graded_apart_and_flagged(tmp_path, monkeypatch):
+    """`José` composed and decomposed (a Mac's zip), `Ada`, `ada` and fullwidth `ａｄａ`,
+    `=bo` and fullwidth `＝ｂｏ`, and two names with a terminal escape in them: the gradebook
+    had rows that read alike and nothing said so. Each is still graded as a student of their
+    own, and flagged: a warning in the summary that shows the names in code points, a row
+    each in flags.csv naming the others, and a note on each of their gradebook rows; all of
+    it escaped as every name is, and a name nobody's reads like gets none of it."""
+    nfc, nfd = "Jos\u00e9", "Jose\u0301"
+    alike = (nfc, nfd, "Ada", "ada", "\uff41\uff44\uff41", "=bo", "\uff1d\uff42\uff4f",
+             "cy\x1b[2J", "CY\x1b[2J")
+    submitted = _class(tmp_path, (*alike, "dee"))
+    monkeypatch.setattr(grading, "grade_safely",
+                        lambda path, options, shown_as=None, within=None, ahead=None, prepared=None:
+                        _fake_result(path, shown_as))
+    out = tmp_path / "out"
+    summary = batch.grade_batch(submitted, out, _options(), progress=open(os.devnull, "w"),
+                                prepare=lambda found: None)
+    rows = {row["student"]: row for row in _rows(out)}
+    assert set(rows) == {escape.csv_key(name) for name in (*alike, "dee")}, sorted(rows)
+    assert {row["score"] for row in rows.values()} == {f"{PARSE.items[0].points:g}"}
+    assert "(Jose\\u0301 in code points) reads like another student's" in rows[nfd]["note"]
+    assert "(\\uff41\\uff44\\uff41 in code points)" in rows["\uff41\uff44\uff41"]["note"]
+    assert not rows["dee"]["note"]
+    assert len({entry.name for entry in (out / "students").iterdir()}) == len(alike) + 1
+    with open(out / "flags.csv", newline="", encoding="utf-8") as handle:
+        flags = {row["student"]: row["flag"] for row in csv.DictReader(handle)}
+    assert set(flags) == {escape.csv_key(name) for name in alike}, sorted(flags)
+    assert "'=bo" in flags and "'\uff1d\uff42\uff4f" in flags  # never a formula
+    assert flags[nfd].startswith("the folder name (Jose\\u0301 in code points) reads like "
+                                 "Jos\\u00e9, another student's"), flags[nfd]
+    assert "reads like Ada, \\uff41\\uff44\\uff41, another" in flags["ada"], flags["ada"]
+    assert "reads like cy\\e[2J, another" in flags["CY\\e[2J"], flags
+    for name in ("flags.csv", "grades.csv"):
+        assert not CONTROL.search((out / name).read_text(encoding="utf-8")), name
+    text = summary.line(out)
+    assert not CONTROL.search(text), text
+    assert f"warning: {len(alike)} students' folder names read like another's" in text, text
+    assert f"\n  '{nfd}' (Jose\\u0301), '{nfc}' (Jos\\u00e9)\n" in text + "\n", text
+    assert "\n  'Ada', 'ada', '\uff41\uff44\uff41' (\\uff41\\uff44\\uff41)" in text, text
+    assert "tampering noticed" not in text and "dee" not in text, text
+
+
+@given(st.text(max_size=12), st.text(max_size=12))
+@settings(max_examples=300, deadline=None)
+def test_code_points_are_plain_ascii_and_tell_every_two_names_apart(one, other):
+    for name in (one, other):
+        shown = escape.code_points(name)
+        assert shown.isascii() and shown.isprintable(), shown
+    if escape.text(one) != escape.text(other):
+        assert escape.code_points(one) != escape.code_points(other)
+    assert escape.code_points("kim\x1bx") != escape.code_points("kim\\ex")
+
+
 def test_the_cache_file_name_does_not_grow_with_the_notebook_name(tmp_path):
     submission = batch.Submission("s", "schedules", tmp_path / ("n" * 250 + ".ipynb"))
     saved = submission.saved_result(tmp_path)
@@ -609,7 +662,7 @@ def test_a_folder_left_by_an_earlier_run_is_named_in_the_summary(tmp_path):
 @given(st.lists(st.text(st.characters(blacklist_characters="/\x00",
                                       blacklist_categories=("Cs",)), min_size=1, max_size=90)
                 | st.sampled_from(["Ada", "ada", "ADA", "zoë", "zoe\u0308", "Straße",
-                                   "\u03aa\u0301", "\u0390"]),
+                                   "\u03aa\u0301", "\u0390", "\uff41\uff44\uff41"]),
                 max_size=8))
 @settings(max_examples=200, deadline=None)
 def test_output_folders_are_short_distinct_on_any_disk_and_alike_in_every_order(names):
@@ -622,10 +675,13 @@ def test_output_folders_are_short_distinct_on_any_disk_and_alike_in_every_order(
 
     keys = [alike(folder) for folder in folders.values()]
     assert len(set(keys)) == len(keys), folders
+    looks = [discovery.alike_key(other) for other in names]  # to a disk or to the eye
     for name in names:
         if len(name.encode()) <= discovery.FOLDER_BYTES and \
-                [alike(other) for other in names].count(alike(name)) == names.count(name):
+                looks.count(discovery.alike_key(name)) == names.count(name):
             assert folders[name] == name  # a name that fits and reads like no other is kept
+        else:
+            assert folders[name] != name  # too long, or reads like another name: hashed
     assert discovery.output_folders(list(reversed(names))) == folders
     greek = discovery.output_folders(["\u03aa\u0301", "\u0390"])  # alike only once folded
     assert alike(greek["\u03aa\u0301"]) != alike(greek["\u0390"])

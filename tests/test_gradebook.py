@@ -46,3 +46,14 @@ def test_a_missing_or_foreign_file_is_one_sentence(tmp_path, capsys):
     errors = capsys.readouterr().err.strip().splitlines()
     assert errors == [f"error: {tmp_path / 'grades.csv'} does not exist (run grade-batch first)",
                       f"error: {tmp_path / 'other.csv'} is not a gradebook written by grade-batch"]
+
+
+def test_students_whose_names_read_alike_are_shown_in_code_points():
+    """`José` composed and decomposed would be two rows that read the same: their names are
+    shown in code points, and a name that reads like no other as it is."""
+    first = EXERCISES[0]
+    rows = [row(name, first, 5) for name in ("Jos\u00e9", "Jose\u0301", "bo")]
+    lines = table(rows).splitlines()
+    assert [line.split()[0] for line in lines[2:5]] == ["Jose\\u0301", "Jos\\u00e9", "bo"]
+    assert lines[-1].endswith("names that read alike in code points (Jos\\u00e9)")
+    assert "code points" not in table([row("bo", first, 5)])
