@@ -26,6 +26,7 @@ import stat
 import sys
 import threading
 import time
+import unicodedata
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
@@ -307,17 +308,54 @@ def _student_named(found: discovery.Discovery, what: str,
     name itself, or the name as grades.csv shows it (`'-ada` for -ada). For any other name,
     a warning (the row would otherwise change nothing without a word) and None; so too for
     a name that is one student's folder and how grades.csv shows another's (a folder named
-    `'-ada` beside -ada's), which must not go to either by a guess."""
+    `'-ada` beside -ada's), which must not go to either by a guess.
+
+    A name that is none of those exactly but one of them in another Unicode normal form is
+    that student's, with a line that shows both forms' code points: a zip made on a Mac holds
+    `José` with its accent as a character of its own (NFD), which the instructor types as one
+    letter (NFC), and the two look the same. Such a name that fits several students goes to
+    none, with a warning. A name that differs in case or in a letter's form (`Ada` for ada,
+    fullwidth `ａｄａ`) is not applied, for both may be students of the class: the warning
+    names the folder it reads like."""
     students = set(found.students)
     by_cell = {escape.csv_key(student): student for student in found.students}
+    by_form: dict[str, set[str]] = {}  # the names in NFC
+    by_look: dict[str, set[str]] = {}  # discovery.alike_key of the names
+    for student in found.students:
+        for form in (student, escape.csv_key(student)):
+            by_form.setdefault(unicodedata.normalize("NFC", form), set()).add(student)
+            by_look.setdefault(discovery.alike_key(form), set()).add(student)
+
+    def other_form(name: str) -> str | None:
+        same = sorted(by_form.get(unicodedata.normalize("NFC", name), ()))
+        if len(same) == 1:
+            print(f"note: {what} names {escape.unmistakable(name)}, which is the student "
+                  f"{escape.unmistakable(same[0])} in another Unicode normal form (the same "
+                  "text, its accents composed otherwise); applied to that student",
+                  file=progress)
+            return same[0]
+        if same:
+            print(f"warning: {what} names {escape.unmistakable(name)}, which is the same text "
+                  "as each of the students "
+                  f"{', '.join(escape.unmistakable(student) for student in same)} in other "
+                  "Unicode normal forms; ignored: copy the name of the one you mean from "
+                  "grades.csv", file=progress)
+            return None
+        alike = sorted(by_look.get(discovery.alike_key(name), ()))
+        hint = (f"; it reads like {', '.join(escape.unmistakable(s) for s in alike)} (a name "
+                "that differs in case or in a letter's form may be another student's: write "
+                "the folder name exactly)") if alike else ""
+        print(f"warning: {what} names {escape.unmistakable(name)}, who is not a student of "
+              f"this class (their folder name, as in grades.csv){hint}; ignored",
+              file=progress)
+        return None
 
     def named(name: str) -> str | None:
         shown = by_cell.get(name)
         student = name if name in students else shown
         if student is None:
-            print(f"warning: {what} names {escape.terminal(name)!r}, who is not a student of "
-                  "this class (their folder name, as in grades.csv); ignored", file=progress)
-        elif shown is not None and shown != student:
+            return other_form(name)
+        if shown is not None and shown != student:
             print(f"warning: {what} names {escape.terminal(name)!r}, which is a student's "
                   f"folder name and also how grades.csv shows the folder "
                   f"{escape.terminal(shown)!r}; ignored: write "
@@ -341,6 +379,9 @@ def match_overrides(found: discovery.Discovery, overrides: dict,
             print(f"warning: an override for {escape.terminal(name)!r} names {notebook}, "
                   "which this run does not grade; ignored", file=progress)
         elif name is not None:
+            if (name, notebook) in matched:  # `José` in two normal forms, or `'-ada` and -ada
+                print(f"warning: a second override for {escape.unmistakable(name)} "
+                      f"{notebook}, written another way; the last one counts", file=progress)
             matched[(name, notebook)] = replace(override, student=name)
     return matched
 
@@ -354,6 +395,9 @@ def match_extensions(found: discovery.Discovery, policy: deadlines.Policy,
     for student, dates in policy.extensions.items():
         name = named(student)
         if name is not None:
+            if name in extensions:  # two tables for one student, written two ways
+                print(f"warning: a second extension for {escape.unmistakable(name)}, written "
+                      "another way; the last one counts", file=progress)
             extensions[name] = dates
     return replace(policy, extensions=extensions)
 

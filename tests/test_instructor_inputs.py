@@ -139,6 +139,106 @@ def test_an_extension_for_no_student_is_a_warning_and_the_grades_csv_name_works(
     assert policy.extensions.keys() == {"Ada", "'-bo"}  # the loaded policy is left as it was
 
 
+NFD, NFC = "Jose\u0301", "Jos\u00e9"  # `José` as a zip made on a Mac holds it, and as typed
+
+
+@pytest.mark.fast
+def test_a_name_in_another_unicode_normal_form_applies_to_that_folder_with_a_note(tmp_path):
+    """The class was zipped on a Mac (folder `Jose` + U+0301); the instructor types `José`
+    (one letter) in overrides.csv and deadlines.toml. The two look the same, so "not a student
+    of this class" told nobody why: the override and the extension apply to that folder, and
+    a note shows both names in code points."""
+    from autograder import overrides
+
+    found = discovery.Discovery(students=[NFD, "bo"], assignments=("schedules",),
+                                submissions=[])
+    path = tmp_path / "overrides.csv"
+    path.write_text(f"student,notebook,score,reason\n{NFC},{PARSE.notebook},20,by hand\n",
+                    encoding="utf-8")
+    said = io.StringIO()
+    matched = batch.match_overrides(found, overrides.load(path)[0], said)
+    assert list(matched) == [(NFD, PARSE.notebook)]
+    assert matched[(NFD, PARSE.notebook)].student == NFD
+    later = "schedules = 2026-03-09T23:59:00Z\n"
+    policy = policy_from(tmp_path, f'{DUE}[extensions."{NFC}"]\n{later}')
+    assert list(batch.match_extensions(found, policy, said).extensions) == [NFD]
+    notes = said.getvalue().splitlines()
+    assert len(notes) == 2, notes
+    for line, what in zip(notes, ("an override", "an extension"), strict=True):
+        assert line.startswith(f"note: {what} names '{NFC}' (Jos\\u00e9), which is the "
+                               f"student '{NFD}' (Jose\\u0301) in another Unicode normal "
+                               "form"), line
+        assert "applied to that student" in line
+
+
+@pytest.mark.fast
+def test_a_name_that_fits_several_folders_in_some_normal_form_goes_to_none():
+    """`ệ` composed (U+1EC7) and decomposed (e U+0323 U+0302) are both folders: each of
+    those names gets its own folder (an exact match always wins), and a third spelling
+    (U+00EA U+0323) goes to neither, with a warning that tells the two apart."""
+    from autograder import overrides
+
+    composed, decomposed, third = "\u1ec7", "e\u0323\u0302", "\u00ea\u0323"
+    found = discovery.Discovery(students=[composed, decomposed], assignments=("schedules",),
+                                submissions=[])
+    given = {(name, PARSE.notebook): overrides.Override(name, PARSE.notebook, 20.0, "hand")
+             for name in (composed, decomposed, third)}
+    said = io.StringIO()
+    matched = batch.match_overrides(found, given, said)
+    assert sorted(matched) == sorted([(composed, PARSE.notebook), (decomposed, PARSE.notebook)])
+    assert said.getvalue().splitlines() == [
+        f"warning: an override names '{third}' (\\u00ea\\u0323), which is the same text as "
+        f"each of the students '{decomposed}' (e\\u0323\\u0302), '{composed}' (\\u1ec7) in "
+        "other Unicode normal forms; ignored: copy the name of the one you mean from grades.csv"]
+
+
+@pytest.mark.fast
+def test_case_and_letter_forms_are_never_guessed_but_the_warning_names_the_folder():
+    """`Ada` for the folder ada, or fullwidth `ａｄａ`, may be another student (both can be
+    folders of one class): never applied, and the warning names the folder it reads like, in
+    code points where the terminal shows names alike."""
+    from autograder import overrides
+
+    found = discovery.Discovery(students=["ada", "bo"], assignments=("schedules",),
+                                submissions=[])
+    given = {(name, PARSE.notebook): overrides.Override(name, PARSE.notebook, 20.0, "hand")
+             for name in ("Ada", "\uff41\uff44\uff41")}
+    said = io.StringIO()
+    assert batch.match_overrides(found, given, said) == {}
+    warnings = said.getvalue().splitlines()
+    assert len(warnings) == 2, warnings
+    assert warnings[0].startswith("warning: an override names 'Ada', who is not a student of "
+                                  "this class (their folder name, as in grades.csv); it reads "
+                                  "like 'ada' (a name that differs in case"), warnings[0]
+    assert warnings[1].startswith("warning: an override names '\uff41\uff44\uff41' "
+                                  "(\\uff41\\uff44\\uff41), who is not a student"), warnings[1]
+    assert "it reads like 'ada'" in warnings[1] and warnings[1].endswith("; ignored")
+
+
+@pytest.mark.fast
+def test_two_overrides_or_extensions_for_one_student_written_two_ways_are_a_warning(tmp_path):
+    """An override for `José` typed, and one for the folder's own `Jose` + U+0301 (copied from
+    grades.csv): both mean one student's notebook, so the second would replace the first
+    without a word. The last one counts, with a warning; so too for extensions."""
+    from autograder import overrides
+
+    found = discovery.Discovery(students=[NFD], assignments=("schedules",), submissions=[])
+    given = {(NFC, PARSE.notebook): overrides.Override(NFC, PARSE.notebook, 20.0, "typed"),
+             (NFD, PARSE.notebook): overrides.Override(NFD, PARSE.notebook, 15.0, "copied")}
+    said = io.StringIO()
+    matched = batch.match_overrides(found, given, said)
+    assert matched[(NFD, PARSE.notebook)].reason == "copied"
+    assert f"warning: a second override for '{NFD}' (Jose\\u0301) {PARSE.notebook}, written " \
+        "another way; the last one counts" in said.getvalue()
+    later = datetime(2026, 3, 9, tzinfo=timezone.utc)
+    policy = deadlines.Policy(extensions={NFC: {"schedules": later},
+                                          NFD: {"schedules": later + timedelta(days=1)}})
+    assert batch.match_extensions(found, policy, said).extensions == {
+        NFD: {"schedules": later + timedelta(days=1)}}
+    assert f"warning: a second extension for '{NFD}' (Jose\\u0301), written another way; the " \
+        "last one counts" in said.getvalue()
+
+
 @pytest.mark.fast
 def test_a_roster_that_is_not_utf8_or_names_an_id_twice_is_said_plainly(tmp_path):
     (tmp_path / "grades.csv").write_text(
