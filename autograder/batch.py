@@ -26,7 +26,6 @@ import stat
 import sys
 import threading
 import time
-import unicodedata
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
@@ -317,52 +316,32 @@ def _student_named(found: discovery.Discovery, what: str,
     none, with a warning. A name that differs in case or in a letter's form (`Ada` for ada,
     fullwidth `ａｄａ`) is not applied, for both may be students of the class: the warning
     names the folder it reads like."""
-    students = set(found.students)
-    by_cell = {escape.csv_key(student): student for student in found.students}
-    by_form: dict[str, set[str]] = {}  # the names in NFC
-    by_look: dict[str, set[str]] = {}  # discovery.alike_key of the names
-    for student in found.students:
-        for form in (student, escape.csv_key(student)):
-            by_form.setdefault(unicodedata.normalize("NFC", form), set()).add(student)
-            by_look.setdefault(discovery.alike_key(form), set()).add(student)
-
-    def other_form(name: str) -> str | None:
-        same = sorted(by_form.get(unicodedata.normalize("NFC", name), ()))
-        if len(same) == 1:
-            print(f"note: {what} names {escape.unmistakable(name)}, which is the student "
-                  f"{escape.unmistakable(same[0])} in another Unicode normal form (the same "
-                  "text, its accents composed otherwise); applied to that student",
-                  file=progress)
-            return same[0]
-        if same:
-            print(f"warning: {what} names {escape.unmistakable(name)}, which is the same text "
-                  "as each of the students "
-                  f"{', '.join(escape.unmistakable(student) for student in same)} in other "
-                  "Unicode normal forms; ignored: copy the name of the one you mean from "
-                  "grades.csv", file=progress)
-            return None
-        alike = sorted(by_look.get(discovery.alike_key(name), ()))
-        hint = (f"; it reads like {', '.join(escape.unmistakable(s) for s in alike)} (a name "
-                "that differs in case or in a letter's form may be another student's: write "
-                "the folder name exactly)") if alike else ""
-        print(f"warning: {what} names {escape.unmistakable(name)}, who is not a student of "
-              f"this class (their folder name, as in grades.csv){hint}; ignored",
-              file=progress)
-        return None
+    names = discovery.StudentNames((form, student) for student in found.students
+                                   for form in (student, escape.csv_key(student)))
 
     def named(name: str) -> str | None:
-        shown = by_cell.get(name)
-        student = name if name in students else shown
-        if student is None:
-            return other_form(name)
-        if shown is not None and shown != student:
+        match = names.match(name)
+        if len(match.exact) == 1:
+            return match.exact[0]
+        if match.exact:  # the folder `name`, and the folder grades.csv shows as `name`
+            shown = next(student for student in match.exact if student != name)
             print(f"warning: {what} names {escape.terminal(name)!r}, which is a student's "
                   f"folder name and also how grades.csv shows the folder "
                   f"{escape.terminal(shown)!r}; ignored: write "
                   f"{escape.terminal(escape.csv_key(name))!r} for the first or "
                   f"{escape.terminal(shown)!r} for the second", file=progress)
             return None
-        return student
+        if len(match.other_form) == 1:
+            print(discovery.other_form_note(what, name, match.other_form[0]), file=progress)
+            return match.other_form[0]
+        if match.other_form:
+            print(discovery.other_forms_warning(what, name, match.other_form, "ignored"),
+                  file=progress)
+            return None
+        print(f"warning: {what} names {escape.unmistakable(name)}, who is not a student of "
+              f"this class (their folder name, as in grades.csv)"
+              f"{discovery.reads_like_hint(match.alike)}; ignored", file=progress)
+        return None
     return named
 
 

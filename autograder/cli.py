@@ -315,12 +315,12 @@ def _export(args: argparse.Namespace) -> int:
             raise UsageError(f"--title {given}: write ASSIGNMENT=COLUMN")
         titles[assignment] = title
     try:
-        text, warnings = export.export(args.folder, args.format, args.roster, args.missing,
+        text, messages = export.export(args.folder, args.format, args.roster, args.missing,
                                        titles)
     except export.ExportError as error:
         raise UsageError(str(error)) from None
-    for warning in warnings:
-        print(f"warning: {escape.terminal(warning)}", file=sys.stderr)
+    for message in messages:  # `warning: ...` or `note: ...`
+        print(escape.terminal(message), file=sys.stderr)
     out = args.out or args.folder / ("export-canvas.csv" if args.format == "canvas"
                                      else "export.csv")
     report.write_atomic(out, text)

@@ -216,6 +216,79 @@ def look_alikes(students: Iterable[str]) -> dict[str, tuple[str, ...]]:
             for group in groups.values() if len(group) > 1 for name in group}
 
 
+@dataclass(frozen=True)
+class NameMatch:
+    """Whom a name that a person wrote (in overrides.csv, deadlines.toml, a roster) means
+    among the students of a class (`StudentNames.match`). Each field is sorted, and each
+    holds the one before it: a name in another normal form reads alike too."""
+
+    exact: tuple[str, ...] = ()
+    """The students it names exactly, in a way one of them is written; two when it is one's
+    folder name and how grades.csv shows another's (`'-ada` beside -ada)."""
+    other_form: tuple[str, ...] = ()
+    """The students it names in some Unicode normal form (`José` typed as one letter for the
+    folder a Mac's zip holds as `Jose` and U+0301): the same text, which may be meant."""
+    alike: tuple[str, ...] = ()
+    """The students it reads like (`alike_key`: `Ada` for ada, fullwidth `ａｄａ`), who may be
+    other students than the one meant: never matched by a guess, only named in a hint."""
+
+
+class StudentNames:
+    """The students of a class, each under the ways a person may write them (the folder name,
+    the form grades.csv shows), to look up names from an instructor's file. One notion of a
+    name "in another form" (NFC) and of "alike" (`alike_key`) serves overrides, extensions
+    and an export's roster."""
+
+    def __init__(self, spellings: Iterable[tuple[str, str]]) -> None:
+        """`spellings`: (a way a student may be written, the student)."""
+        self._indexes: tuple[dict[str, set[str]], ...] = ({}, {}, {})
+        for spelling, student in spellings:
+            for index, key in zip(self._indexes, _KEYS, strict=True):
+                index.setdefault(key(spelling), set()).add(student)
+
+    def match(self, *written: str) -> NameMatch:
+        """Whom a name means, given as each way it may stand for a student (a roster's name
+        as a folder name, and as grades.csv would show it)."""
+        return NameMatch(*(tuple(sorted({student for name in written
+                                         for student in index.get(key(name), ())}))
+                           for index, key in zip(self._indexes, _KEYS, strict=True)))
+
+
+def _same(name: str) -> str:
+    return name
+
+
+def _normal_form(name: str) -> str:
+    return unicodedata.normalize("NFC", name)
+
+
+_KEYS = (_same, _normal_form, alike_key)
+
+
+def other_form_note(what: str, name: str, student: str) -> str:
+    """The note for a name applied to the student it names in another normal form."""
+    return (f"note: {what} names {escape.unmistakable(name)}, which is the student "
+            f"{escape.unmistakable(student)} in another Unicode normal form (the same text, "
+            "its accents composed otherwise); applied to that student")
+
+
+def other_forms_warning(what: str, name: str, students: Iterable[str], outcome: str) -> str:
+    """The warning for a name that is several students' in other normal forms: it goes to
+    none of them (`outcome` says what came of it)."""
+    return (f"warning: {what} names {escape.unmistakable(name)}, which is the same text as "
+            f"each of the students {', '.join(escape.unmistakable(s) for s in students)} in "
+            f"other Unicode normal forms; {outcome}: copy the name of the one you mean from "
+            "grades.csv")
+
+
+def reads_like_hint(alike: Iterable[str], whose: str = "") -> str:
+    """The end of a warning about a name that matches no student but reads like `alike`'s
+    names (nothing when there are none); `whose` says where they stand ("the roster's ")."""
+    shown = ", ".join(whose + escape.unmistakable(name) for name in alike)
+    return (f"; it reads like {shown} (a name that differs in case or in a letter's form may "
+            "be another student's: write the folder name exactly)") if shown else ""
+
+
 def output_folders(students: Iterable[str]) -> dict[str, str]:
     """The folder under DIR/students/ of each student in a class, never another student's,
     on any disk: the name itself, unless it is longer than FOLDER_BYTES bytes (a name read as

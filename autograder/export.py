@@ -5,9 +5,10 @@
 
 The roster (CSV) maps the course's student ids (the folder names under submitted/) to the
 LMS's: columns `student` and `lms_id`, and for Canvas optionally `name`, `sis_user_id`,
-`sis_login_id` and `section`. A student with nothing submitted for an assignment (every one
-of its notebooks "not submitted" and no override) gets 0, or a blank cell with
-`--missing blank`. Scores are after late penalties and overrides, as in grades.csv.
+`sis_login_id` and `section`; a roster's name finds its student as an override's does
+(`match_roster`). A student with nothing submitted for an assignment (every one of its
+notebooks "not submitted" and no override) gets 0, or a blank cell with `--missing blank`.
+Scores are after late penalties and overrides, as in grades.csv.
 
 Canvas: Canvas's gradebook import format (Student, ID, SIS User ID, SIS Login ID, Section,
 then one column per assignment titled as the assignment in Canvas, then a "Points Possible"
@@ -23,7 +24,7 @@ import io
 from collections import Counter
 from pathlib import Path
 
-from . import escape
+from . import discovery, escape
 from .rubric import ASSIGNMENTS, EXERCISES
 
 CANVAS_FIXED = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -82,9 +83,61 @@ def read_roster(path: Path | None) -> list[dict[str, str]]:
     return rows
 
 
+def match_roster(scores: dict[str, dict[str, float | None]],
+                 roster: list[dict[str, str]]) -> tuple[list[dict[str, str | None]],
+                                                         list[str]]:
+    """The people to export, each with the `key` of their scores in the gradebook (None for
+    none), and the notes and warnings of the matching; without a roster, every student.
+
+    A roster names a student as an override does (batch._student_named): by the folder name
+    (grades.csv holds each as escape.csv_key wrote it, `'-ada` for -ada) or as grades.csv shows
+    it; else in another Unicode normal form (`José` typed as one letter for a Mac's
+    `Jose` + U+0301), with a note, when that fits one student only. A name that differs in case
+    or a letter's form (`Ada` for ada) is never matched: the warning for the student the
+    roster leaves out names it."""
+    if not roster:
+        return [{"student": s, "lms_id": "", "key": s} for s in sorted(scores)], []
+    gradebook = discovery.StudentNames((student, student) for student in scores)
+    people: list[dict[str, str | None]] = []
+    messages: list[str] = []
+    written: dict[str, set[str]] = {}  # the gradebook's student -> the roster's names for them
+    for row in roster:
+        name = row["student"]
+        match = gradebook.match(name, escape.csv_key(name))
+        key = match.exact[0] if len(match.exact) == 1 else None
+        if len(match.exact) > 1:  # `'-ada` is the folder '-ada and how grades.csv shows -ada
+            messages.append(
+                f"warning: the roster names {escape.terminal(name)!r}, which is a student's "
+                "folder name and also how grades.csv shows another student; its row gets no "
+                f"points: write {escape.terminal(escape.csv_key(name))!r} for the first or "
+                "the second's folder name")
+        elif not match.exact and len(match.other_form) == 1:
+            key = match.other_form[0]
+            messages.append(discovery.other_form_note("the roster", name, key))
+        elif not match.exact and match.other_form:
+            messages.append(discovery.other_forms_warning(
+                "the roster", name, match.other_form, "its row gets no points"))
+        if key is not None:
+            written.setdefault(key, set()).add(name)
+        people.append({**row, "key": key})
+    messages += [f"warning: the roster names the student {escape.unmistakable(student)} in "
+                 f"{len(names)} ways ({', '.join(map(escape.unmistakable, sorted(names)))}): "
+                 "each row gets the same points; fix the roster"
+                 for student, names in sorted(written.items()) if len(names) > 1]
+    in_roster = discovery.StudentNames((form, row["student"]) for row in roster
+                                       for form in (row["student"],
+                                                    escape.csv_key(row["student"])))
+    messages += [f"warning: {escape.unmistakable(student)} is in the gradebook but not in the "
+                 "roster; left out"
+                 + discovery.reads_like_hint(in_roster.match(student).alike, "the roster's ")
+                 for student in sorted(scores) if student not in written]
+    return people, messages
+
+
 def export(folder: Path, fmt: str, roster_path: Path | None = None, missing: str = "zero",
            titles: dict[str, str] | None = None) -> tuple[str, list[str]]:
-    """The export's text and one warning per student it could not place."""
+    """The export's text, and the lines to show the instructor: a `warning: ` for each
+    student it could not place, a `note: ` for each it placed by another form of the name."""
     scores = read_gradebook(folder)
     roster = read_roster(roster_path)
     if fmt == "canvas" and not roster:
@@ -93,24 +146,19 @@ def export(folder: Path, fmt: str, roster_path: Path | None = None, missing: str
     assignments = [a for a in ASSIGNMENTS if any(a in mine for mine in scores.values())]
     maxima = {a: sum(e.max_score for e in EXERCISES if e.assignment == a) for a in assignments}
     titles = {a: (titles or {}).get(a, a) for a in assignments}
-    # grades.csv holds each student id as escape.csv_key wrote it (`'-ada` for -ada): a roster
-    # id is looked up in that form.
-    people = [{**row, "key": escape.csv_key(row["student"])} for row in roster] \
-        or [{"student": s, "lms_id": "", "key": s} for s in sorted(scores)]
-    known = {person["key"] for person in people}
-    warnings = [f"{student} is in the gradebook but not in the roster; left out"
-                for student in sorted(scores) if roster and student not in known]
+    people, messages = match_roster(scores, roster)
     for column, what in (("student", "student"), ("lms_id", "LMS id")):
         counted = Counter(person[column] for person in roster if person.get(column))
-        warnings += [f"the roster names the {what} {escape.terminal(value)!r} more than once: "
-                     "each row gets the same points; fix the roster"
+        messages += [f"warning: the roster names the {what} {escape.terminal(value)!r} more "
+                     "than once: each row gets the same points; fix the roster"
                      for value in sorted(v for v, times in counted.items() if times > 1)]
     if fmt == "canvas":
-        warnings += [f"the roster gives {escape.terminal(person['student'])!r} no lms_id, so "
-                     "Canvas cannot match the row" for person in roster if not person.get("lms_id")]
+        messages += [f"warning: the roster gives {escape.terminal(person['student'])!r} no "
+                     "lms_id, so Canvas cannot match the row"
+                     for person in roster if not person.get("lms_id")]
 
-    def points(student: str, assignment: str) -> str:
-        value = scores.get(student, {}).get(assignment)
+    def points(student: str | None, assignment: str) -> str:
+        value = scores[student].get(assignment) if student is not None else None
         if value is None:
             return "" if missing == "blank" else "0"
         return f"{round(value, 2):g}"
@@ -133,4 +181,4 @@ def export(folder: Path, fmt: str, roster_path: Path | None = None, missing: str
             writer.writerow([escape.csv_cell(person["student"]),
                              escape.csv_cell(person.get("lms_id", "")), *cells,
                              f"{round(total, 2):g}"])
-    return buffer.getvalue(), warnings
+    return buffer.getvalue(), messages

@@ -477,7 +477,7 @@ def test_canvas_export_one_row_per_roster_student_one_column_per_assignment(grad
     assert by_id["1001"] == ["Ada Lovelace", "1001", "S-1", "ada@example.edu", "Monday",
                              "45", "25"]  # late penalties included
     assert by_id["1002"][5:] == ["", ""] and by_id["1003"][5:] == ["", ""]
-    assert "renamed is in the gradebook but not in the roster" in done.stderr
+    assert "warning: 'renamed' is in the gradebook but not in the roster" in done.stderr
     zero, _ = export(out, "--format", "canvas", "--roster", str(roster))
     assert {line[1]: line[5:] for line in zero[2:]}["1002"] == ["0", "0"]
 
@@ -515,6 +515,111 @@ def test_export_finds_students_whose_ids_the_gradebook_shows_escaped(tmp_path):
         table = list(csv.reader(text.splitlines()))[1 if fmt == "csv" else 2:]
         assert [line[score_column] for line in table] == ["25"] * len(ids), table
         assert warnings == []
+
+
+
+NFD, NFC = "Jose\u0301", "Jos\u00e9"  # `José` as a zip made on a Mac holds it, and as typed
+
+
+def exported(folder: Path, ids: list[str], roster_ids: list[str],
+             fmt: str = "csv") -> tuple[dict[str, list[str]], list[str]]:
+    """Export a gradebook of `ids` (each with its own score: 10, 11, ...) against a roster of
+    `roster_ids` (lms_id 100, 101, ...): the rows by lms_id (as scores) and the messages."""
+    from autograder import export, report
+
+    columns = ["student", "assignment", "notebook", "score", "max_score", "note", "override"]
+    rows = [[student, "schedules", "01_parse_cron_field", str(10 + index), "25", "", ""]
+            for index, student in enumerate(ids)]
+    report.write_atomic(folder / "grades.csv", report.csv_table(columns, rows))
+    roster = folder / "roster.csv"
+    with open(roster, "w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([["student", "lms_id"]] + [
+            [student, str(100 + index)] for index, student in enumerate(roster_ids)])
+    text, messages = export.export(folder, fmt, roster, missing="blank")
+    table = list(csv.reader(text.splitlines()))[1:]
+    return {line[1]: line for line in table}, messages
+
+
+@pytest.mark.fast
+def test_a_roster_name_in_another_unicode_normal_form_finds_that_student_with_a_note(tmp_path):
+    """The class was zipped on a Mac (`Jose` + U+0301); the LMS's class list has `José` as
+    one letter. The two look the same, so "in the gradebook but not in the roster" told
+    nobody why: the roster's row gets that student's points, and a note shows both names in
+    code points. A name that starts like a formula finds its student the same way and stays
+    quoted in the export."""
+    rows, messages = exported(tmp_path, [NFD, f"-{NFD}", "bo"], [NFC, f"-{NFC}", "bo"])
+    assert [rows[lms][0:3] for lms in ("100", "101", "102")] == [
+        [NFC, "100", "10"], [f"'-{NFC}", "101", "11"], ["bo", "102", "12"]]
+    assert messages == [
+        f"note: the roster names '{NFC}' (Jos\\u00e9), which is the student '{NFD}' "
+        "(Jose\\u0301) in another Unicode normal form (the same text, its accents composed "
+        "otherwise); applied to that student",
+        f"note: the roster names '-{NFC}' (-Jos\\u00e9), which is the student \"'-{NFD}\" "
+        "('-Jose\\u0301) in another Unicode normal form (the same text, its accents "
+        "composed otherwise); applied to that student"]
+
+
+@pytest.mark.fast
+def test_an_exact_roster_name_wins_and_one_that_fits_several_students_goes_to_none(tmp_path):
+    """`ệ` composed (U+1EC7) and decomposed (e U+0323 U+0302) are both students: each of
+    those roster names gets its own student's points, `'-ada` (as grades.csv shows -ada) gets
+    -ada's, and a third spelling of `ệ` (U+00EA U+0323) gets none, with a warning that tells
+    the two apart."""
+    composed, decomposed, third = "\u1ec7", "e\u0323\u0302", "\u00ea\u0323"
+    rows, messages = exported(tmp_path, [composed, decomposed, "-ada"],
+                              [decomposed, composed, "'-ada", third])
+    assert [rows[lms][2] for lms in ("100", "101", "102", "103")] == ["11", "10", "12", ""]
+    assert messages == [
+        f"warning: the roster names '{third}' (\\u00ea\\u0323), which is the same text as "
+        f"each of the students '{decomposed}' (e\\u0323\\u0302), '{composed}' (\\u1ec7) in "
+        "other Unicode normal forms; its row gets no points: copy the name of the one you "
+        "mean from grades.csv"]
+
+
+@pytest.mark.fast
+def test_case_and_letter_forms_are_never_matched_but_the_warning_names_the_roster_s_name(
+        tmp_path):
+    """`Ada` in the roster for the gradebook's ada, or fullwidth `ａｄａ`, may be another
+    student: never matched, and the warning that ada is not in the roster names them, in code
+    points where a terminal shows names alike. Nothing a name holds reaches it raw."""
+    wide = "\uff41\uff44\uff41"
+    rows, messages = exported(tmp_path, ["ada", "eve\x1b[2J"], ["Ada", wide, "EVE\x1b[2J"],
+                              fmt="canvas")
+    assert [rows[lms][5] for lms in ("100", "101", "102")] == ["", "", ""]
+    assert messages == [
+        "warning: 'ada' is in the gradebook but not in the roster; left out; it reads like "
+        "the roster's 'Ada', the roster's '\uff41\uff44\uff41' (\\uff41\\uff44\\uff41) (a "
+        "name that differs in case or in a letter's form may be another student's: write the "
+        "folder name exactly)",
+        "warning: 'eve\\\\e[2J' (eve\\\\e[2J) is in the gradebook but not in the roster; left "
+        "out; it reads like the roster's 'EVE\\\\e[2J' (EVE\\e[2J) (a name that differs in "
+        "case or in a letter's form may be another student's: write the folder name exactly)"]
+
+
+@pytest.mark.fast
+def test_a_roster_that_names_one_student_two_ways_or_two_students_one_way_is_a_warning(
+        tmp_path):
+    """Two roster rows, `José` typed and `José` copied from grades.csv, reach one student:
+    both LMS rows would get that student's points. And `'-ada`, when both -ada and a folder
+    named '-ada are students, is how grades.csv shows the one and the other's folder name:
+    it goes to neither."""
+    rows, messages = exported(tmp_path, [NFD, "-ada", "'-ada"], [NFC, NFD, "'-ada"])
+    assert [rows[lms][2] for lms in ("100", "101", "102")] == ["10", "10", ""]
+    assert messages[0].startswith(f"note: the roster names '{NFC}' (Jos\\u00e9)")
+    assert messages[1] == (
+        "warning: the roster names \"'-ada\", which is a student's folder name and also how "
+        "grades.csv shows another student; its row gets no points: write \"''-ada\" for the "
+        "first or the second's folder name")
+    assert messages[2] == (
+        f"warning: the roster names the student '{NFD}' (Jose\\u0301) in 2 ways ('{NFD}' "
+        f"(Jose\\u0301), '{NFC}' (Jos\\u00e9)): each row gets the same points; fix the roster")
+    assert [m for m in messages if "not in the roster" in m] == [
+        "warning: \"''-ada\" is in the gradebook but not in the roster; left out; it reads "
+        "like the roster's \"'-ada\" (a name that differs in case or in a letter's form may "
+        "be another student's: write the folder name exactly)",
+        "warning: \"'-ada\" is in the gradebook but not in the roster; left out; it reads "
+        "like the roster's \"'-ada\" (a name that differs in case or in a letter's form may "
+        "be another student's: write the folder name exactly)"]
 
 
 # -- gradebook hygiene -------------------------------------------------------------------
