@@ -46,7 +46,10 @@ replacements that make nbgrader's gradebook carry the scores of `python -m autog
   and `feedback/` (never what a link points to: a solution, the gradebook, `/dev/zero`), up to
   MAX_COPIED_BYTES and MAX_COPIED_FILES per submission, the rest named in the log; and
   `timestamp.txt` is read only as a small regular file, and text in it that names no time
-  fails that submission in one sentence (never quoted raw in nbgrader's log).
+  fails that submission in one sentence (never quoted raw in nbgrader's log). `nbgrader
+  autograde` also warns, in one sentence each, of a student id not in Unicode's normal form
+  NFC or one that reads like another's, graded now or in the gradebook (`look_alike_ids`):
+  nbgrader makes each a student of its own, which Formgrader shows alike.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ import stat
 import threading
 import traceback
 import unicodedata
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +98,7 @@ from nbgrader.preprocessors import (
 from traitlets import Dict, Enum, Float, Integer, Unicode
 
 from . import escape, grading, isolation, processes
-from .discovery import IGNORED, MAX_ENTRIES, is_utf8
+from .discovery import IGNORED, MAX_ENTRIES, is_utf8, look_alikes
 from .notebook import MAX_NOTEBOOK_BYTES
 from .results import ItemResult, NotebookResult
 from .rubric import exercise_for
@@ -491,17 +495,77 @@ def student_id_problem(student_id: str) -> str | None:
     return None
 
 
+def look_alike_ids(students: Iterable[str], gradebook: Iterable[str] = ()) -> list[str]:
+    """A sentence for the log about each of `students` (the ids nbgrader grades now) whose id
+    is not in Unicode's normal form NFC, or reads like (`discovery.alike_key`) another of
+    them or a student of the `gradebook`: nbgrader creates a student for each id it has not
+    seen, so a Mac's `Jose` + U+0301 becomes a second student beside the `José` added with
+    `nbgrader db student add`, and Formgrader shows the two alike. Neither is refused or
+    renamed (both may be real); each sentence names the ids in code points."""
+    present, known = set(students), set(gradebook)
+    alike = look_alikes(present | known)
+    sentences = []
+    for student in sorted(present):
+        composed = unicodedata.normalize("NFC", student)
+        others = alike.get(student, ())
+        if composed == student and not others:
+            continue
+        said = []
+        if composed != student:
+            said.append("is not in Unicode's normal form NFC (a zip made on a Mac writes "
+                        "accents as characters of their own)")
+        if others:
+            more = len(others) - MAX_NAMES_SHOWN
+            said.append("reads like " + ", ".join(
+                ("the student id " if other in present else "the gradebook's student ")
+                + escape.unmistakable(other) + (" (the same id in NFC)"
+                                                if other == composed else "")
+                for other in others[:MAX_NAMES_SHOWN]) + (f" and {more} more" if more > 0
+                                                          else ""))
+        sentences.append(
+            f"The student id {escape.unmistakable(student)} {' and '.join(said)}: nbgrader "
+            "grades it as a student of its own"
+            + ("; Formgrader lists them as students that read alike, so check that each is the "
+               "right student" if others
+               else f", apart from any student added as {escape.unmistakable(composed)}"))
+    return sentences
+
+
+def _gradebook_students(converter: BaseConverter) -> list[str]:
+    """The gradebook's student ids, for `look_alike_ids`; none when it cannot be read (that
+    is for nbgrader to report: the look-alikes are only a hint)."""
+    try:
+        with Gradebook(converter.coursedir.db_url, converter.coursedir.course_id) as book:
+            return [student.id for student in book.students]
+    except Exception:  # SQLAlchemy's errors: a locked or damaged file
+        return []
+
+
+def _student_ids(converter: BaseConverter) -> dict[str, str | None]:
+    """Each folder in nbgrader's list of submissions, with its student id (None: no match)."""
+    pattern = converter._format_source("(?P<assignment_id>.*)", "(?P<student_id>.*)",
+                                       escape=True)
+    matches = {folder: re.fullmatch(pattern, folder, re.DOTALL)
+               for folder in sorted(converter.assignments)}
+    return {folder: match["student_id"] if match else None
+            for folder, match in matches.items()}
+
+
 def _refuse_student_ids(converter: BaseConverter) -> None:
     """Leave out of nbgrader's list of submissions each one whose student id
     `student_id_problem` refuses, with its sentence in the log; the others are graded."""
-    pattern = converter._format_source("(?P<assignment_id>.*)", "(?P<student_id>.*)",
-                                       escape=True)
-    for folder in sorted(converter.assignments):
-        match = re.fullmatch(pattern, folder, re.DOTALL)
-        problem = student_id_problem(match["student_id"]) if match else None
+    for folder, student in _student_ids(converter).items():
+        problem = student_id_problem(student) if student is not None else None
         if problem:
             converter.log.error("Not graded: %s", problem)
             del converter.assignments[folder]
+
+
+def _report_look_alike_ids(converter: BaseConverter) -> None:
+    """Warn, in nbgrader's log, of each student id `look_alike_ids` names."""
+    students = [student for student in _student_ids(converter).values() if student]
+    for sentence in look_alike_ids(students, _gradebook_students(converter)):
+        converter.log.warning("%s", sentence)
 
 
 def _report_hidden_folders(converter: BaseConverter) -> None:
@@ -605,6 +669,8 @@ def _guarded_init_notebooks(self: BaseConverter) -> None:
     _nbgrader_init_notebooks(self)
     if guarded:
         _refuse_student_ids(self)
+    if isinstance(self, Autograde):  # where nbgrader creates the students it has not seen
+        _report_look_alike_ids(self)
 
 
 def _guarded_init_assignment(self: BaseConverter, assignment_id: str, student_id: str) -> None:

@@ -34,6 +34,7 @@ from autograder.nbgrader_autograde import (
     _copy_own_files,
     cell_report,
     graded_outputs,
+    look_alike_ids,
     markdown2html,
     released_source,
     safe_text,
@@ -233,6 +234,43 @@ def test_a_student_id_nbgrader_would_mishandle_is_refused_in_one_sentence(studen
 @pytest.mark.parametrize("student", ["ada", "Zoë Martin", "ada,,,,0,0,0,50", "=2+5", "-1"])
 def test_other_student_ids_are_graded(student):
     assert student_id_problem(student) is None
+
+
+NFD, NFC = "Jose\u0301", "Jos\u00e9"  # `José` as a zip made on a Mac holds it, and as typed
+
+
+@pytest.mark.fast
+def test_a_student_id_in_nfd_is_named_with_the_gradebook_student_it_is_in_nfc():
+    """nbgrader creates a student for the Mac's `Jose` + U+0301 beside the `José` the
+    instructor added (one letter), and Formgrader shows the two alike: one sentence names
+    both in code points, and says which gradebook student the id is in NFC."""
+    assert look_alike_ids([NFD, "ada"], [NFC, "bo"]) == [
+        f"The student id '{NFD}' (Jose\\u0301) is not in Unicode's normal form NFC (a zip "
+        "made on a Mac writes accents as characters of their own) and reads like the "
+        f"gradebook's student '{NFC}' (Jos\\u00e9) (the same id in NFC): nbgrader grades it as "
+        "a student of its own; Formgrader lists them as students that read alike, so check "
+        "that each is the right student"]
+    assert look_alike_ids([NFD]) == [
+        f"The student id '{NFD}' (Jose\\u0301) is not in Unicode's normal form NFC (a zip "
+        "made on a Mac writes accents as characters of their own): nbgrader grades it as a "
+        f"student of its own, apart from any student added as '{NFC}' (Jos\\u00e9)"]
+
+
+@pytest.mark.fast
+def test_student_ids_that_read_alike_are_named_and_the_rest_are_not():
+    """`Ada` beside the folder ada, fullwidth `ａｄａ` beside the gradebook's ada: a sentence
+    for each id graded now (never the gradebook's own), naming the other in code points where
+    a terminal shows them alike; ids that merely share letters, and ids in NFC that read like
+    nothing, get none."""
+    wide = "\uff41\uff44\uff41"
+    sentences = look_alike_ids(["Ada", "ada", wide, "bob", NFC], ["ada", "Bo", "ZZ"])
+    assert [sentence.split(" reads like ")[0] for sentence in sentences] == [
+        "The student id 'Ada'", "The student id 'ada'",
+        f"The student id '{wide}' (\\uff41\\uff44\\uff41)"]
+    assert sentences[0].startswith("The student id 'Ada' reads like the student id 'ada', "
+                                   f"the student id '{wide}' (\\uff41\\uff44\\uff41):")
+    assert all(sentence.isprintable() and sentence.count(": ") == 1 for sentence in sentences)
+    assert look_alike_ids(["ada", "bob", NFC], ["Bo", "ZZ"]) == []
 
 
 @pytest.mark.fast

@@ -20,12 +20,15 @@ so in a temporary course whose class holds:
   whose grade cell's type is terminal escapes (nbformat's validation error named it raw);
 - attach: honest, with an image whose attachment is missing (nbgrader's feedback failed);
 - `=2+5`, `@SUM(A1)` and `ada,,,,0,0,0,50`: stubs, whose ids nbgrader's export wrote raw;
+- `José` as a zip made on a Mac holds it (`Jose` + U+0301): a stub, while the gradebook holds
+  `José` typed as one letter and `ZZ` (added with `nbgrader db student add`), which read like
+  it and like zz in Formgrader;
 
 ada, bo, zz, ansi, ctype and attach earn their points (bo on time), mallory, `ad[a]` and the other
 names nbgrader would mishandle are refused with a reason and earn nothing, and so is stamp
 (nbgrader reads no time in its timestamp.txt), the pipe earns 0,
-nothing a link points to reaches `autograded/` or `feedback/`, and no terminal escape reaches
-the log.
+nothing a link points to reaches `autograded/` or `feedback/`, no terminal escape reaches
+the log, and the log names the ids that read alike.
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ MISHANDLED = ("new\nline", "esc\x1b[31mred", "<img src=x onerror=alert(1)>",
               os.fsdecode(b"zo\xeb"))
 ESCAPES = "\x1b[2J\x1b[31mFAKE: all students 0 points\x1b[0m"
 FORMULAS = ("=2+5", "@SUM(A1)", "ada,,,,0,0,0,50")
+NFD, NFC = "Jose\u0301", "Jos\u00e9"  # `José` as a zip made on a Mac holds it, and as typed
 
 pytestmark = pytest.mark.skipif(not isolation.bwrap_works(),
                                 reason="the sandbox (bubblewrap) is not available here")
@@ -98,7 +102,7 @@ def course(tmp_path_factory) -> Path:
     for student, made in (("ada", marked), ("bo", honest), ("ad[a]", stub), ("leaky", stub),
                           *((name, honest) for name in (*MISHANDLED, ".late", "zz")),
                           ("ansi", escaped), ("attach", attached),
-                          *((name, stub) for name in FORMULAS)):
+                          *((name, stub) for name in (*FORMULAS, NFD))):
         fixtures.place(submitted, student, PARSE, made)
     (submitted / "pipe" / "schedules").mkdir(parents=True)
     os.mkfifo(submitted / "pipe" / "schedules" / f"{PARSE.notebook}.ipynb")
@@ -114,6 +118,9 @@ def course(tmp_path_factory) -> Path:
     os.symlink("../ada/schedules", submitted / "mallory" / "schedules")
     for name, target in LINKS.items():
         os.symlink(target, submitted / "leaky" / "schedules" / name)
+    for student in (NFC, "ZZ"):
+        added = nbgrader(course, "db", "student", "add", student, "--log-level=WARN")
+        assert added.returncode == 0, added.stderr[-3000:]
     autograde = nbgrader(course, "autograde", "schedules", "--log-level=WARN")
     feedback = nbgrader(course, "generate_feedback", "schedules", "--log-level=WARN")
     assert feedback.returncode == 0, feedback.stderr[-3000:]
@@ -176,6 +183,25 @@ def test_no_terminal_escape_a_student_wrote_reaches_nbgrader_s_log(course):
     course, autograde = course
     assert "\x1b" not in autograde.stderr
     assert "\\e[2J\\e[31mFAKE" in autograde.stderr  # named, with its escapes visible
+
+
+def test_a_student_id_that_reads_like_another_is_graded_apart_and_named_in_the_log(course):
+    """nbgrader made the Mac's `Jose` + U+0301 a student beside the `José` the instructor
+    added, and nothing said so: both stay students (either may be real), and the log names
+    the two in code points, and zz beside the gradebook's ZZ."""
+    course, autograde = course
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as book:
+        assert {NFD, NFC, "zz", "ZZ"} <= {student.id for student in book.students}
+        assert book.find_submission_notebook(PARSE.notebook, "schedules", NFD).score == 0
+    log = " ".join(autograde.stderr.split())  # as one line, whatever the log's width
+    assert (f"The student id '{NFD}' (Jose\\u0301) is not in Unicode's normal form NFC (a zip "
+            "made on a Mac writes accents as characters of their own) and reads like the "
+            f"gradebook's student '{NFC}' (Jos\\u00e9) (the same id in NFC): nbgrader grades it "
+            "as a student of its own") in log, autograde.stderr[-3000:]
+    assert "The student id 'zz' reads like the gradebook's student 'ZZ'" in log
+    assert "The student id 'ada'" not in log
 
 
 def test_a_timestamp_that_names_no_time_fails_that_submission_in_one_sentence(course):
