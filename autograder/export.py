@@ -96,7 +96,7 @@ def match_roster(scores: dict[str, dict[str, float | None]],
     or a letter's form (`Ada` for ada) is never matched: the warning for the student the
     roster leaves out names it."""
     if not roster:
-        return [{"student": s, "lms_id": "", "key": s} for s in sorted(scores)], []
+        return [{"student": s, "lms_id": "", "key": s, "cell": s} for s in sorted(scores)], []
     gradebook = discovery.StudentNames((student, student) for student in scores)
     people: list[dict[str, str | None]] = []
     messages: list[str] = []
@@ -132,6 +132,18 @@ def match_roster(scores: dict[str, dict[str, float | None]],
                  + discovery.reads_like_hint(in_roster.match(student).alike, "the roster's ")
                  for student in sorted(scores) if student not in written]
     return people, messages
+
+
+def _student_cell(person: dict[str, str | None]) -> str:
+    """The student column of a row: a roster's name made a safe cell, or, without a roster,
+    the gradebook's cell as grades.csv holds it (already made safe by escape.csv_key: `'-ada`
+    for -ada, which a second ' would turn into the text `'-ada`). A cell that csv_key cannot
+    have written (a hand-edited gradebook) is made safe again."""
+    cell = person.get("cell")
+    if cell is None:
+        return escape.csv_cell(person["student"])
+    unquoted = cell[1:] if cell.startswith("'") else cell
+    return cell if escape.csv_cell(unquoted) == cell else escape.csv_cell(cell)
 
 
 def export(folder: Path, fmt: str, roster_path: Path | None = None, missing: str = "zero",
@@ -178,7 +190,7 @@ def export(folder: Path, fmt: str, roster_path: Path | None = None, missing: str
         for person in people:
             cells = [points(person["key"], a) for a in assignments]
             total = sum(float(c) for c in cells if c)
-            writer.writerow([escape.csv_cell(person["student"]),
+            writer.writerow([_student_cell(person),
                              escape.csv_cell(person.get("lms_id", "")), *cells,
                              f"{round(total, 2):g}"])
     return buffer.getvalue(), messages

@@ -518,6 +518,29 @@ def test_export_finds_students_whose_ids_the_gradebook_shows_escaped(tmp_path):
 
 
 
+@pytest.mark.fast
+def test_an_export_without_a_roster_shows_each_student_as_grades_csv_does(tmp_path):
+    """Without a roster the student column is grades.csv's own cell: `'-ada` (a spreadsheet
+    shows -ada), never `''-ada` (which it would show as '-ada, another student's name); a
+    cell that starts like a formula in a hand-edited gradebook still gets its '."""
+    from autograder import export, report
+
+    columns = ["student", "assignment", "notebook", "score", "max_score", "note", "override"]
+    ids = ["ada", "-ada", "'-ada", "=1+1", "tab\tbed"]
+    rows = [[student, "schedules", "01_parse_cron_field", "25", "25", "", ""]
+            for student in ids]
+    report.write_atomic(tmp_path / "grades.csv", report.csv_table(columns, rows))
+    with open(tmp_path / "grades.csv", encoding="utf-8") as handle:
+        cells = [row["student"] for row in csv.DictReader(handle)]
+    assert cells == ["ada", "'-ada", "''-ada", "'=1+1", "tab\\tbed"]
+    text, _ = export.export(tmp_path, "csv")
+    assert [line[0] for line in list(csv.reader(text.splitlines()))[1:]] == sorted(cells)
+    edited = (tmp_path / "grades.csv").read_text(encoding="utf-8").replace("'=1+1", "=1+1")
+    (tmp_path / "grades.csv").write_text(edited, encoding="utf-8")
+    text, _ = export.export(tmp_path, "csv")
+    assert "'=1+1" in [line[0] for line in csv.reader(text.splitlines())]
+
+
 NFD, NFC = "Jose\u0301", "Jos\u00e9"  # `José` as a zip made on a Mac holds it, and as typed
 
 
