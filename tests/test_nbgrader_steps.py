@@ -23,6 +23,7 @@ from traitlets.config import Configurable
 from autograder.nbgrader_autograde import (
     MAX_COPIED_BYTES,
     MAX_COPIED_FILES,
+    MAX_NAMES_SHOWN,
     UNREADABLE,
     CheckMetadata,
     CompiledMetadataValidator,
@@ -271,6 +272,20 @@ def test_student_ids_that_read_alike_are_named_and_the_rest_are_not():
                                    f"the student id '{wide}' (\\uff41\\uff44\\uff41):")
     assert all(sentence.isprintable() and sentence.count(": ") == 1 for sentence in sentences)
     assert look_alike_ids(["ada", "bob", NFC], ["Bo", "ZZ"]) == []
+
+
+@pytest.mark.fast
+def test_a_sentence_names_a_few_look_alikes_and_counts_the_rest():
+    """Eight spellings of one name in one class: each sentence names MAX_NAMES_SHOWN of the
+    seven others and counts the rest, so one class cannot fill the log."""
+    spellings = ["".join(letter.upper() if bit else letter for letter, bit in
+                         zip("ada", ((number >> 2) & 1, (number >> 1) & 1, number & 1),
+                             strict=True)) for number in range(8)]
+    sentences = look_alike_ids(spellings)
+    assert len(sentences) == 8
+    more = 7 - MAX_NAMES_SHOWN
+    assert all(sentence.count("'") == 2 * (MAX_NAMES_SHOWN + 1) for sentence in sentences)
+    assert all(f" and {more} more: " in sentence for sentence in sentences)
 
 
 @pytest.mark.fast
