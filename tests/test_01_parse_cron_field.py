@@ -26,7 +26,8 @@ DAY_OF_WEEK = 4
 # The classic bugs the notebook warns about; each must keep a wrong solution in the corpus.
 EXPECTED_BUGS = {
     "step_from_zero", "exclusive_range_end", "empty_item_skipped", "out_of_range_accepted",
-    "range_end_unchecked", "reversed_range_empty", "reversed_range_swapped", "step_zero_as_one",
+    "range_end_unchecked", "a_slash_n_start_unchecked", "reversed_range_empty",
+    "reversed_range_swapped", "step_zero_as_one",
     "step_zero_division_error", "empty_step_as_one", "int_accepts_signs_and_spaces",
     "non_ascii_digits_accepted", "wrong_exception_type", "a_slash_n_as_a", "duplicates_kept",
     "unsorted_output", "star_step_from_zero", "list_split_on_comma_space",

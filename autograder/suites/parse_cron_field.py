@@ -87,6 +87,8 @@ CASES = [
     rejects("5-1", 0, 59, "a reversed range is rejected", weight=0.75, rule=REVERSED),
     rejects("10-70", 0, 59, "a range that ends out of range is rejected", weight=0.5,
             rule=OUTSIDE),
+    rejects("60/5", 0, 59, "an a/n that starts out of range is rejected", weight=0.5,
+            rule=OUTSIDE),
     rejects("*/0", 0, 59, "a step of 0 is rejected", weight=0.75, rule=BAD_STEP),
     rejects("*/", 0, 59, "a missing step is rejected", weight=0.5, rule=BAD_STEP),
     rejects("/5", 0, 59, "a step with nothing before it is rejected", weight=0.5, rule=BAD_STEP),
