@@ -164,6 +164,19 @@ def test_show_writes_lists_tuples_numbers_and_strings_as_python_does(value):
     assert plain.show(plain.to_plain(value), 10**9) == repr(value)
 
 
+def test_show_tells_the_second_of_two_equal_wall_clock_times_apart():
+    """fold=1 is shown: plain values compare it, so two moments shown alike would differ."""
+    from zoneinfo import ZoneInfo
+
+    new_york = ZoneInfo("America/New_York")
+    first = dt.datetime(2025, 11, 2, 1, 31, tzinfo=new_york)
+    shown = [plain.show(plain.to_plain(first.replace(fold=fold))) for fold in (0, 1)]
+    assert shown == ["datetime(2025-11-02T01:31:00, America/New_York)",
+                     "datetime(2025-11-02T01:31:00, America/New_York, fold=1)"]
+    assert plain.show(plain.to_plain(dt.datetime(2025, 11, 2, 1, 31, fold=1))) == \
+        "datetime(2025-11-02T01:31:00, fold=1)"
+
+
 @pytest.mark.parametrize("data", [
     {"__datetime__": "2026-01-01T00:00:00", "tz": 5, "fold": 0},  # a zone that is not a dict
     {"__bytes__": "not hex"}, {"__dict__": [[1]]},

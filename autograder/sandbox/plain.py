@@ -248,11 +248,14 @@ def _show_marker(data: dict) -> str:
     if "__datetime__" in data:
         tz = data.get("tz")
         moment = data["__datetime__"]
+        # fold=1 (the second of two equal wall-clock times) is shown: otherwise two moments
+        # that compare different would be shown alike
+        fold = ", fold=1" if data.get("fold") == 1 else ""
         if tz is None:
-            return f"datetime({moment})"
+            return f"datetime({moment}{fold})"
         hours = tz.get("offset", 0) / 3600
         label = tz.get("zone") or ("UTC" if tz.get("utc") else f"UTC{hours:+g}h")
-        return f"datetime({moment}, {label})"
+        return f"datetime({moment}, {label}{fold})"
     if "__date__" in data:
         return f"date({data['__date__']})"
     if "__timedelta__" in data:

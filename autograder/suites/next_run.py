@@ -35,8 +35,11 @@ NOT_ITS_OWN = "A moment that matches exactly is **not** its own next run."
 FIVE_YEARS = ("Five years is exact: search the whole minutes after `after` up to and including "
               "`after + timedelta(days=5 * 366)`. If none of them matches")
 BAD = "A bad expression (wrong number of fields, a bad field) raises `ValueError`"
+FOLD = "`fold` plays no part: the search moves on the wall clock, and the result has `fold=0`."
 # A Monday 29 February comes in 2016 and 2044, and 2044-02-29 is 5 * 366 days after this.
 BOUNDARY = datetime(2044, 2, 29) - timedelta(days=5 * 366)
+# The night New York's clocks go back: 01:00-01:59 comes twice, and fold=1 is the second time.
+NEW_YORK = ZoneInfo("America/New_York")
 
 
 def after(moment: datetime, expression: str, name: str, weight: float = 1.0, *, rule: str,
@@ -69,6 +72,9 @@ CASES = [
           "the result keeps after's tzinfo (Europe/London)", 1.5, rule=ZONE),
     after(datetime(2025, 12, 31, 23, 59, 59, tzinfo=timezone.utc), "0 0 * * *",
           "the result keeps after's tzinfo (UTC) across New Year", 1, rule=ZONE),
+    after(datetime(2025, 11, 2, 1, 30, tzinfo=NEW_YORK, fold=1), "* * * * *",
+          "fold plays no part: after the second 01:30 of the night the clocks go back, the "
+          "next whole minute is 01:31 on the wall clock, with fold=0", 0.5, rule=FOLD),
     # minute first, hour second
     after(at(10, 0), "5 14 * * *", "the first field is the minute, the second the hour (14:05)", 2,
           rule=FIELDS),
