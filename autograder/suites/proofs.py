@@ -59,10 +59,11 @@ def takeover(name: str, operation: str, observe: list, weight: float) -> Case:
 def gap(name: str, last_end_hour: int, now_minutes: float, weight: float, *, rule: str,
         **options) -> Case:
     minute = options.get("last_end_minute", 0)
+    zone = " (no time zone)" if options.get("naive_last_end") else " UTC"
     return Case(name=name, probe="proofs.gap", args=(last_end_hour, now_minutes), kwargs=options,
                 weight=weight, rule=rule,
                 shows=f"catch_up(db, 'psx_hourly', last_end={last_end_hour:02d}:{minute:02d}"
-                f" UTC, now=06:05 UTC + {now_minutes:g} min)" + (
+                f"{zone}, now=06:05 UTC + {now_minutes:g} min)" + (
                     f" called {options['calls']} times" if options.get("calls") else ""))
 
 
@@ -105,4 +106,6 @@ CASES = [
     gap("nothing to run when the current window is already done", 6, 30, 1, rule=NOTHING),
     gap("a last_end that is not on a window boundary raises ValueError", 4, 0, 0.5,
         last_end_minute=30, rule=BOUNDARY),
+    gap("a last_end without a time zone raises ValueError", 3, 0, 0.5, naive_last_end=True,
+        rule=BOUNDARY),
 ]

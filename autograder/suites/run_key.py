@@ -75,4 +75,6 @@ CASES = [
     key_call("a window that ends before it starts is rejected", weight=0.5, rule=REJECTS,
              window_start=datetime(2024, 3, 15, 6, 0, tzinfo=UTC),
              window_end=datetime(2024, 3, 15, 5, 0, tzinfo=UTC)),
+    key_call("a window that ends when it starts (no time at all) is rejected", weight=0.5,
+             rule=REJECTS, window_end=WINDOW_START),
 ]

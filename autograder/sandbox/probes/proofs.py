@@ -154,14 +154,17 @@ def _any_worker(owner: object, workers: int) -> object:
 
 @probe("proofs.gap")
 def proofs_gap(namespace: dict, last_end_hour: int, now_minutes: float, calls: int = 1,
-               then_run: bool = False, last_end_minute: int = 0) -> dict:
+               then_run: bool = False, last_end_minute: int = 0,
+               naive_last_end: bool = False) -> dict:
     """catch_up after the machine was off from last_end until BASE + now_minutes (a last_end
-    off the window boundary, last_end_minute > 0, must raise ValueError: that propagates)."""
+    off the window boundary, last_end_minute > 0, or without a time zone, naive_last_end,
+    must raise ValueError: that propagates)."""
     catch_up = lookup(namespace, "catch_up")
     with scratch() as folder:
         world = World(namespace, folder)
         try:
-            last_end = datetime(2024, 3, 15, last_end_hour, last_end_minute, tzinfo=UTC)
+            last_end = datetime(2024, 3, 15, last_end_hour, last_end_minute,
+                                tzinfo=None if naive_last_end else UTC)
             now = BASE + timedelta(minutes=now_minutes)
             plans: list[object] = []  # a plan as plain text, or a note on what came back
             for _ in range(calls):
