@@ -5,6 +5,11 @@ the exercise section of its released notebook in notebooks/.
 An item's exercise section is the Markdown from the last level-2 heading (`## ...`) at or
 before its answer cell down to its grade cell: the exercise statement, its rules and
 examples, and the self-check's introduction. Narrative before it does not count.
+
+The other way round, every rule the section states as a bullet (`- ...`) is cited by at least
+one case, so that a rule a wrong answer could break while keeping full marks does not go
+unnoticed; the few bullets that need no case of their own are listed in NEEDS_NO_CASE, each
+with its reason. (Numbered steps, such as run_job's, are one procedure, cited as a whole.)
 """
 
 from __future__ import annotations
@@ -29,24 +34,58 @@ def plain_text(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def exercise_section(notebook: nbformat.NotebookNode, item: GradedItem) -> str:
+# Bullets of an exercise section that no case cites, by the words they start with, and why
+# they need no case: they say how to work rather than what the answer is, or a test checks
+# them in another way.
+NEEDS_NO_CASE = {
+    "test_cron_matches": {
+        "Use your `parse_cron_field` from notebook 01 for each field":
+            "how to build the answer (the grader judges answers, not imports)",
+    },
+    "test_next_run": {
+        "Time: each hidden test allows 5 seconds":
+            "every case's time limit follows it (tests/test_03_next_run.py)",
+    },
+}
+BULLET = re.compile(r"^[ \t]*[-*] (.*(?:\n(?![ \t]*(?:[-*]|\d+\.) )[ \t]*\S.*)*)", re.MULTILINE)
+
+
+def section_markdown(notebook: nbformat.NotebookNode, item: GradedItem) -> str:
     cells = notebook.cells
     grade = next(index for index, cell in enumerate(cells)
                  if nbgrader_meta(cell).get("grade_id") == item.grade_id)
     answer = max(index for index in range(grade) if is_answer_cell(cells[index]))
     start = max(index for index in range(answer + 1) if cells[index].cell_type == "markdown"
                 and re.search(r"^## ", cells[index].source, re.MULTILINE))
-    return plain_text("\n".join(cell.source for cell in cells[start:grade + 1]
-                                if cell.cell_type == "markdown"))
+    return "\n".join(cell.source for cell in cells[start:grade + 1]
+                     if cell.cell_type == "markdown")
+
+
+def rule_bullets(markdown: str) -> list[str]:
+    """The bullets (`- ...`, with their continuation lines) of some Markdown, as plain text."""
+    return [plain_text(found) for found in BULLET.findall(markdown)]
+
+
+def uncited_bullets(bullets: list[str], rules: list[str], exempt: dict[str, str]) -> list[str]:
+    """The bullets that no rule is part of (or that are not part of a rule spanning several)
+    and that `exempt` does not name."""
+    return [bullet for bullet in bullets
+            if not any(rule in bullet or bullet in rule for rule in rules)
+            and not any(bullet.startswith(plain_text(start)) for start in exempt)]
 
 
 @pytest.fixture(scope="module")
-def sections() -> dict[str, str]:
+def markdown() -> dict[str, str]:
     found = {}
     for exercise, item in ITEMS:
         notebook = nbformat.read(RELEASE / exercise.path, as_version=4)
-        found[item.grade_id] = exercise_section(notebook, item)
+        found[item.grade_id] = section_markdown(notebook, item)
     return found
+
+
+@pytest.fixture(scope="module")
+def sections(markdown) -> dict[str, str]:
+    return {grade_id: plain_text(text) for grade_id, text in markdown.items()}
 
 
 @pytest.mark.parametrize(("exercise", "item"), ITEMS, ids=[item.grade_id for _, item in ITEMS])
@@ -63,6 +102,30 @@ def test_every_case_cites_a_rule_of_its_exercise_section(sections, exercise, ite
             problems.append(f"{case.name!r} cites {rule!r}, which the exercise section of "
                             f"notebooks/{exercise.path} does not say")
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(("exercise", "item"), ITEMS, ids=[item.grade_id for _, item in ITEMS])
+def test_every_rule_the_exercise_states_is_checked_by_a_case(markdown, exercise, item):
+    rules = [plain_text(case.rule) for case in cases_for(item)]
+    exempt = NEEDS_NO_CASE.get(item.grade_id, {})
+    uncited = uncited_bullets(rule_bullets(markdown[item.grade_id]), rules, exempt)
+    assert not uncited, (f"notebooks/{exercise.path} states rules for {item.grade_id} that no "
+                         f"hidden case checks (cite them, or say in NEEDS_NO_CASE why they need "
+                         f"no case): {uncited}")
+    section = plain_text(markdown[item.grade_id])
+    stale = [start for start in exempt if plain_text(start) not in section]
+    assert not stale, f"NEEDS_NO_CASE names bullets that {item.grade_id}'s section lacks: {stale}"
+
+
+def test_a_stated_rule_without_a_case_is_caught():
+    """The reverse check itself, on a section like 03's with one rule no case cites."""
+    text = ("Return the next run.\n\n- Seconds and microseconds of the result are 0.\n"
+            "- `fold` plays no part: the search moves on the wall clock,\n  and the result "
+            "has `fold=0`.\n- Time: each hidden test allows 5 seconds.\n\n| call | returns |")
+    bullets = rule_bullets(text)
+    assert len(bullets) == 3 and bullets[1].endswith("the result has `fold=0`.")
+    cited = ["Seconds and microseconds of the result are 0."]
+    assert uncited_bullets(bullets, cited, {"Time:": "elsewhere"}) == [bullets[1]]
 
 
 def test_the_section_is_the_exercise_and_not_the_narrative(sections):
