@@ -20,6 +20,7 @@ NO_GAP = "| 05:00 | 06:05 | (05:00, 06:00) | `[]` |"
 NOTHING = "`\"run\"` is `None` when the current window ended at or before `last_end`."
 BOUNDARY = "(an aware datetime on a window boundary; `ValueError` otherwise)"
 FENCING = "every write must show the current number; a write with an older number is refused"
+RAISES = "A thread whose `run_job` raises leaves `None` in its place in the list."
 SAME_TRANSACTION = ("the check and the file operation belong in the same `with transaction(db):` "
                     "block")
 
@@ -74,6 +75,10 @@ CASES = [
              ["runs", "attempts", "rows", "files"], 3, NO_TRACE),
     together("three triggers at once: one SUCCEEDED, two DUPLICATE", 3, ["statuses", "fetches"], 1,
              NO_TRACE),
+    Case(name="a thread whose run_job raises leaves None in its place; the others still report",
+         probe="proofs.fire_together_one_raises", args=(2,), weight=1, timeout=12,
+         shows="fire_together(db_path, job, ..., workers=2), the first call of run_job raising "
+               "RuntimeError", rule=RAISES),
     crash("interrupted after normalisation, lease expired: recovered as attempt 2 from the "
           "same raw input", "normalised", 600,
           ["results", "runs", "attempts", "fetches", "report says raw_hash"], 4, SAME_RAW),

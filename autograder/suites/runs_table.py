@@ -23,6 +23,15 @@ RETRIED = ("as for recovered (so the run is RUNNING again), but `raw_hash` and `
 STATES = "A `state` other than `\"SUCCEEDED\"` or `\"FAILED\"` is a `ValueError`."
 IN_UTC = "store every time with `utc_text`"
 DATABASE = "the database, not a check in Python, decides who is first"
+RUNS_NOT_NULL = "all but `raw_hash` and `error` are `NOT NULL`"
+ATTEMPTS_NOT_NULL = "**UNIQUE (run_key, attempt)**; all `NOT NULL`"
+UPDATED_AT = ("**`updated_at`** is the `now` of the last `acquire_run` or `finish_run` that "
+              "changed the run's row")
+
+
+def not_null(name: str, table: str, columns: tuple, weight: float, rule: str) -> Case:
+    return Case(name=name, probe="runs_table.not_null", args=(table, columns), weight=weight,
+                shows=f"create_runs_table(db), then PRAGMA table_info({table})", rule=rule)
 
 
 def script(name: str, steps: list, weight: float, shows: str, rule: str) -> Case:
@@ -81,4 +90,22 @@ CASES = [
          probe="runs_table.race", args=(4,), weight=1, timeout=10,
          shows=("4 triggers, each in a process of its own, call acquire_run for the same new "
                 "run at once"), rule=DATABASE),
+    not_null("runs: every column but raw_hash and error is declared NOT NULL", "runs",
+             ("run_key", "state", "attempt", "owner", "lease_expires_at", "created_at",
+              "updated_at"), 1, RUNS_NOT_NULL),
+    not_null("attempts: every column is declared NOT NULL", "attempts",
+             ("run_key", "attempt", "owner", "started_at", "outcome", "note"), 0.5,
+             ATTEMPTS_NOT_NULL),
+    Case(name="updated_at is the now of the last acquire_run or finish_run that changed the "
+              "row, and stays as it was when a call changes nothing",
+         probe="runs_table.updated_at",
+         args=([("acquire", 0, "worker-1"), ("acquire", 120, "worker-2"),
+                ("acquire", 600, "worker-2"), ("finish", 1, "SUCCEEDED", 610, None),
+                ("finish", 2, "FAILED", 620, "transient"), ("acquire", 3600, "worker-3"),
+                ("finish", 3, "SUCCEEDED", 3610, None), ("acquire", 3700, "worker-1")],),
+         weight=1, rule=UPDATED_AT,
+         shows=("for one run (lease 300 s): acquire at 0 s, 120 s (a duplicate) and 600 s (a "
+                "recovery); finish attempt 1 at 610 s (refused) and attempt 2 FAILED at 620 s; "
+                "acquire at 3600 s (a retry); finish attempt 3 at 3610 s; acquire at 3700 s "
+                "(skipped); updated_at read after each call")),
 ]

@@ -83,6 +83,18 @@ def proofs_stale_worker(namespace: dict, disk_full_on_waking: bool, observe: lis
             world.close()
 
 
+def _fire_with(fire_together, namespace: dict, world: World, job, workers: int,
+               **stand_ins) -> object:
+    """fire_together on `world`'s database, with `stand_ins` in place of the notebook's
+    functions of those names while it runs (it calls them by name), put back after."""
+    real = {name: lookup(namespace, name) for name in stand_ins}
+    namespace.update(stand_ins)
+    try:
+        return fire_together(world.path, job, world.source, world.store, world.clock, workers)
+    finally:
+        namespace.update(real)
+
+
 @probe("proofs.fire_together")
 def proofs_fire_together(namespace: dict, workers: int, observe: list) -> dict:
     """The student's fire_together on a fresh database. The winner's fetch is held until the
@@ -115,14 +127,8 @@ def proofs_fire_together(namespace: dict, workers: int, observe: list) -> dict:
             return race.connection(patient(real_connect(*args, **kwargs)))
 
         job = world.job()
-        namespace["run_job"] = counted_run_job
-        namespace["connect"] = racing_connect
-        try:
-            results = fire_together(world.path, job, world.source, world.store, world.clock,
-                                    workers)
-        finally:
-            namespace["run_job"] = real_run_job
-            namespace["connect"] = real_connect
+        results = _fire_with(fire_together, namespace, world, job, workers,
+                             run_job=counted_run_job, connect=racing_connect)
         key = world.key(job)
         try:
             if race.unwatched is not None:  # not raced: what came back shows nothing
@@ -143,6 +149,41 @@ def proofs_fire_together(namespace: dict, workers: int, observe: list) -> dict:
                 row[2] = _any_worker(row[2], workers)
             seen.update(tables)
             return {name: seen[name] for name in observe}
+        finally:
+            world.close()
+
+
+@probe("proofs.fire_together_one_raises")
+def proofs_fire_together_one_raises(namespace: dict, workers: int) -> dict:
+    """The student's fire_together on a fresh database, with a stand-in for run_job whose
+    first call raises (RuntimeError) and whose later calls run the real run_job: one trigger
+    runs, so there is no race to force. What came back, sorted (which thread called first is
+    up to the threads): a result's status, or "None"."""
+    fire_together = lookup(namespace, "fire_together")
+    real_run_job = lookup(namespace, "run_job")
+    with scratch() as folder:
+        world = World(namespace, folder)
+        lock = threading.Lock()
+        calls: list[int] = []
+
+        def failing_once(*args, **kwargs):
+            with lock:
+                calls.append(1)
+                first = len(calls) == 1
+            if first:
+                raise RuntimeError("run_job failed in this thread")
+            return real_run_job(*args, **kwargs)
+
+        job = world.job()
+        results = _fire_with(fire_together, namespace, world, job, workers,
+                             run_job=failing_once)
+        try:
+            if type(results) is not list:
+                return {"what came back": f"not a list: {type(results).__name__}"}
+            key = world.key(job)
+            views = ["None" if result is None else result_view(result, key) for result in results]
+            return {"what came back": sorted(
+                str(view.get("status")) if type(view) is dict else str(view) for view in views)}
         finally:
             world.close()
 

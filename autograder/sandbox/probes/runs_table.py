@@ -23,6 +23,7 @@ from ._capstone import (
     raw_label,
     runs_rows,
     scratch,
+    seconds_after_base,
 )
 
 RUN_COLUMNS = ("run_key, state, attempt, owner, lease_expires_at, raw_hash, error, created_at, "
@@ -124,6 +125,101 @@ def runs_script(namespace: dict, steps: list) -> list:
         finally:
             world.close()
 
+@probe("runs_table.not_null")
+def not_null(namespace: dict, table: str, columns: list) -> dict:
+    """Which of `columns` of the student's `table` are not declared NOT NULL, read from the
+    schema (PRAGMA table_info) through a connection of the probe's own; a column the table
+    lacks is named as missing (it is not NOT NULL either)."""
+    with scratch() as folder:
+        world = World(namespace, folder)
+        reader = sqlite3.connect(str(world.path), timeout=10.0, isolation_level=None)
+        try:
+            declared = {str(name).lower(): bool(flag) for name, flag in reader.execute(
+                'SELECT name, "notnull" FROM pragma_table_info(?)', (table,)).fetchall()}
+            return {"columns not declared NOT NULL": [
+                column if column in declared else f"{column} (no such column)"
+                for column in columns if not declared.get(column, False)]}
+        finally:
+            reader.close()
+            world.close()
+
+
+def _run_row(reader: sqlite3.Connection, key: str) -> tuple[dict, object] | None:
+    """The run's row as (its columns but updated_at, updated_at), or None when it has none."""
+    cursor = reader.execute("SELECT * FROM runs WHERE run_key = ?", (key,))
+    names = [str(column[0]).lower() for column in cursor.description or ()]
+    row = cursor.fetchone()
+    if row is None:
+        return None
+    values = dict(zip(names, row, strict=True))
+    return values, values.pop("updated_at", None)
+
+
+def _moment(text: object) -> str:
+    seconds = seconds_after_base(text)
+    return f"{seconds:g} s" if isinstance(seconds, float) else repr(seconds)
+
+
+@probe("runs_table.updated_at")
+def updated_at(namespace: dict, steps: list) -> dict:
+    """Call acquire_run and finish_run on one run, as `steps` say, and check updated_at
+    against each call's own effect on the run's row, read through a connection of the probe's
+    own: a call that changed any other column (or made the row) must leave updated_at at its
+    `now`; a call that changed nothing must leave updated_at as it was. What each call does
+    to the other columns is left to the cases about them: only updated_at is judged here.
+
+    ("acquire", seconds after BASE, owner)  -- lease 300 s
+    ("finish", attempt, state, seconds after BASE, error)
+    """
+    acquire_run = lookup(namespace, "acquire_run")
+    finish_run = lookup(namespace, "finish_run")
+    with scratch() as folder:
+        world = World(namespace, folder)
+        reader = sqlite3.connect(str(world.path), timeout=10.0, isolation_level=None)
+        broken: list[str] = []
+        made = False
+        try:
+            columns = [str(name).lower() for (name,) in reader.execute(
+                "SELECT name FROM pragma_table_info('runs')").fetchall()]
+            if "updated_at" not in columns:
+                return {"the first acquire_run made the run's row": "runs has no updated_at column",
+                        "calls after which updated_at breaks the rule": []}
+            for index, step in enumerate(steps):
+                before = _run_row(reader, "k")
+                if step[0] == "acquire":
+                    _, at, owner = step
+                    call = f"acquire_run at {at:g} s"
+                    now = BASE + timedelta(seconds=at)
+                    try:
+                        acquire_run(world.db, "k", now, 300.0, owner)
+                    except Exception:  # noqa: S110 (what the call did to the row is judged)
+                        pass
+                else:
+                    _, attempt, state, at, error = step
+                    call = f"finish_run(attempt {attempt}, {state!r}) at {at:g} s"
+                    now = BASE + timedelta(seconds=at)
+                    try:
+                        finish_run(world.db, "k", attempt, state, now, error)
+                    except Exception:  # noqa: S110 (what the call did to the row is judged)
+                        pass
+                after = _run_row(reader, "k")
+                if index == 0:
+                    made = after is not None
+                if after is None:
+                    continue
+                stamp = seconds_after_base(after[1])
+                if before is None or before[0] != after[0]:
+                    if stamp != float(at):
+                        broken.append(f"{call} changed the run's row, and updated_at is "
+                                      f"{_moment(after[1])}")
+                elif after[1] != before[1]:
+                    broken.append(f"{call} changed nothing else, and moved updated_at from "
+                                  f"{_moment(before[1])} to {_moment(after[1])}")
+            return {"the first acquire_run made the run's row": made,
+                    "calls after which updated_at breaks the rule": broken}
+        finally:
+            reader.close()
+            world.close()
 
 
 @probe("runs_table.race")
