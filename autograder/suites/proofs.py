@@ -21,6 +21,7 @@ NOTHING = "`\"run\"` is `None` when the current window ended at or before `last_
 BOUNDARY = "(an aware datetime on a window boundary; `ValueError` otherwise)"
 FENCING = "every write must show the current number; a write with an older number is refused"
 RAISES = "A thread whose `run_job` raises leaves `None` in its place in the list."
+ORDER = "returns their results in thread order"
 SAME_TRANSACTION = ("the check and the file operation belong in the same `with transaction(db):` "
                     "block")
 
@@ -79,6 +80,10 @@ CASES = [
          probe="proofs.fire_together_one_raises", args=(2,), weight=1, timeout=12,
          shows="fire_together(db_path, job, ..., workers=2), the first call of run_job raising "
                "RuntimeError", rule=RAISES),
+    Case(name="the results come back in thread order, whichever thread finishes first",
+         probe="proofs.fire_together_order", args=(3,), weight=1, timeout=12,
+         shows="fire_together(db_path, job, ..., workers=3), worker-3's run_job returning first "
+               "and worker-1's last", rule=ORDER),
     crash("interrupted after normalisation, lease expired: recovered as attempt 2 from the "
           "same raw input", "normalised", 600,
           ["results", "runs", "attempts", "fetches", "report says raw_hash"], 4, SAME_RAW),

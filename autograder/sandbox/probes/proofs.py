@@ -188,6 +188,53 @@ def proofs_fire_together_one_raises(namespace: dict, workers: int) -> dict:
             world.close()
 
 
+@probe("proofs.fire_together_order")
+def proofs_fire_together_order(namespace: dict, workers: int) -> dict:
+    """The student's fire_together with a stand-in for run_job that finishes the triggers in
+    reverse order: worker-k returns only after worker-(k+1) has returned and its thread has
+    ended (waiting at most WAIT seconds for each, so code that triggers one after the other
+    still ends). Each stand-in returns {"status": "SUCCEEDED", "owner": its owner}. What came
+    back: each result's owner, in the order of the list."""
+    fire_together = lookup(namespace, "fire_together")
+    entered = [threading.Event() for _ in range(workers)]
+    returned = [threading.Event() for _ in range(workers)]
+    threads: list[object] = [None] * workers
+
+    def reverse_order(*args, **kwargs):
+        owner = kwargs["owner"] if "owner" in kwargs else args[5] if len(args) > 5 else None
+        index = int(owner.rsplit("-", 1)[1]) - 1 \
+            if type(owner) is str and owner.startswith("worker-") \
+            and owner.rsplit("-", 1)[1].isdigit() else -1
+        if 0 <= index < workers:
+            threads[index] = threading.current_thread()
+            entered[index].set()
+            later = index + 1
+            if later < workers and entered[later].wait(WAIT):
+                returned[later].wait(WAIT)
+                thread = threads[later]
+                if isinstance(thread, threading.Thread) \
+                        and thread is not threading.current_thread():
+                    thread.join(WAIT)  # its result is in place once its thread has ended
+            returned[index].set()
+        return {"status": "SUCCEEDED", "owner": owner}
+
+    with scratch() as folder:
+        world = World(namespace, folder)
+        try:
+            results = _fire_with(fire_together, namespace, world, world.job(), workers,
+                                 run_job=reverse_order)
+            if type(results) is not list:
+                return {"owners, in the order returned": f"not a list: {type(results).__name__}"}
+            return {"owners, in the order returned": [
+                str(result.get("owner")) if type(result) is dict else
+                "None" if result is None else f"a {type(result).__name__}" for result in results]}
+        finally:
+            world.close()
+
+
+WAIT = 2.0  # seconds a stand-in waits for the trigger after it
+
+
 def _any_worker(owner: object, workers: int) -> object:
     names = {f"worker-{index + 1}" for index in range(workers)}
     return "one of the workers" if owner in names else owner

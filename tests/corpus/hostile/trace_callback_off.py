@@ -4,7 +4,7 @@
 # longer meet the interleaving that breaks the code.
 # notebook: 07_safe_scheduler
 # answers-from: wrong/07_safe_scheduler/check_then_insert
-# max-points: 22.34
+# max-points: 22.38
 # ruff: noqa: F821, E501, B905, E402, F811 (names come from the setup cells; cells import anew)
 # %% new:answer_runs_table
 import time as _t
