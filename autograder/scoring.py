@@ -411,8 +411,8 @@ def _reference_values(exercise: Exercise) -> dict[str, tuple[object, str]]:
 
 
 def _text(value: object) -> str | None:
-    """The JSON text `plain.same`'s quick path compares for `value`, or None when it has none
-    (NaN, the infinities, a structure too deep)."""
+    """The JSON text `plain.identical` compares for `value`, or None when it has none (NaN,
+    the infinities, a structure too deep)."""
     try:
         return wire.dumps(value, allow_nan=False)
     except (RecursionError, TypeError, ValueError):
@@ -421,14 +421,12 @@ def _text(value: object) -> str | None:
 
 def _is_reference_value(reference: tuple[object, str] | None, outcome: object) -> bool:
     """Whether an outcome from the sandbox is exactly {"value": the reference's value}, with
-    the same JSON text (so 1.0 is not 1, nor true 1): `plain.same`'s quick path. Never
-    raises."""
+    the same JSON text (so 1.0 is not 1, nor true 1): `plain.identical`. Never raises."""
     if reference is None or type(outcome) is not dict or len(outcome) != 1 \
             or "value" not in outcome:
         return False
     try:
-        value = outcome["value"]
-        return reference[0] == value and wire.dumps(value, allow_nan=False) == reference[1]
+        return plain.identical(reference[0], outcome["value"], reference[1])
     except (RecursionError, TypeError, ValueError):
         return False
 

@@ -196,16 +196,15 @@ def proofs_fire_together_order(namespace: dict, workers: int) -> dict:
     still ends). Each stand-in returns {"status": "SUCCEEDED", "owner": its owner}. What came
     back: each result's owner, in the order of the list."""
     fire_together = lookup(namespace, "fire_together")
+    owners = [f"worker-{index + 1}" for index in range(workers)]
     entered = [threading.Event() for _ in range(workers)]
     returned = [threading.Event() for _ in range(workers)]
     threads: list[object] = [None] * workers
 
     def reverse_order(*args, **kwargs):
         owner = kwargs["owner"] if "owner" in kwargs else args[5] if len(args) > 5 else None
-        index = int(owner.rsplit("-", 1)[1]) - 1 \
-            if type(owner) is str and owner.startswith("worker-") \
-            and owner.rsplit("-", 1)[1].isdigit() else -1
-        if 0 <= index < workers:
+        index = owners.index(owner) if type(owner) is str and owner in owners else -1
+        if index >= 0:
             threads[index] = threading.current_thread()
             entered[index].set()
             later = index + 1
@@ -232,7 +231,7 @@ def proofs_fire_together_order(namespace: dict, workers: int) -> dict:
             world.close()
 
 
-WAIT = 2.0  # seconds a stand-in waits for the trigger after it
+WAIT = 3.0  # seconds a stand-in waits for the trigger after it (a busy machine's too)
 
 
 def _any_worker(owner: object, workers: int) -> object:
