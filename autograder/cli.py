@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("-v", "--verbose", action="store_true",
                          help="say on stderr what the sandbox could and could not set up: "
                               "whether bubblewrap works (and why not), its options, the "
-                              "seccomp filter, control groups")
+                              "seccomp filters, Landlock, control groups")
         sub.add_argument("--show-expected", action="store_true",
                          help="show the expected answer of every failed hidden test in the "
                               "feedback (for after the deadline; by default only the "
@@ -207,8 +207,9 @@ def _options(args: argparse.Namespace) -> grading.Options:
                      "as root the relay is that process and nothing is left) and reaps it after "
                      "each notebook")
     else:
-        log.info("sandbox: unisolated worker processes: no namespaces and no seccomp filter; each "
-                 "notebook still drops to a uid of its own when the grader runs as root")
+        log.info("sandbox: unisolated worker processes: no namespaces (Landlock and the network "
+                 "filter, where they work, each get a line of their own); each notebook still "
+                 "drops to a uid of its own when the grader runs as root")
         if reaping:
             log.info("sandbox: this process adopts what a notebook leaves running "
                      "(PR_SET_CHILD_SUBREAPER) and ends it after each notebook")

@@ -184,7 +184,9 @@ class Isolation:
                   "--results-fd", str(results_fd), "--uid", str(uid)]
         if not self.isolated:
             _say_landlock()
-            return [*worker, "--landlock"]  # the worker confines itself where it can
+            # The worker confines itself where it can, and loads the network filter it is given.
+            return [*worker, "--landlock",
+                    *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else [])]
         workdir = f"/course/scratch/{assignment or 'work'}"
         args = [shutil.which("bwrap") or "bwrap", *_namespace_flags(), "--clearenv"]
         if seccomp_fd is not None:
@@ -259,23 +261,43 @@ def _not_bytecode_of_this_python(folder: str, names: list[str]) -> set[str]:
     return {name for name in names if name.endswith((".pyc", ".pyo"))}
 
 
-def seccomp_pipe() -> int | None:
-    """A pipe holding the sandbox's seccomp filter for bwrap to read, or None (unknown machine)."""
-    program = seccomp.program()
+def seccomp_pipe(isolated: bool = True) -> int | None:
+    """A pipe holding the sandbox's seccomp filter, or None when there is none here: for
+    bubblewrap to read (`isolated`), or for the worker to load into the notebook's process
+    (without bubblewrap: the network filter, seccomp.network_program)."""
+    program = seccomp.program() if isolated else _network_program()
     if program is None:
-        say_once(log, logging.WARNING, f"seccomp: no filter for this machine "
-                  f"({escape.one_line(platform.machine(), 40)}; only x86-64 and AArch64 are "
-                  "described), so bubblewrap runs notebooks without one")
+        if isolated:
+            say_once(log, logging.WARNING, f"seccomp: no filter for this machine "
+                     f"({escape.one_line(platform.machine(), 40)}; only x86-64 and AArch64 are "
+                     "described), so bubblewrap runs notebooks without one")
         return None
-    say_once(log, logging.INFO, f"seccomp: a filter of {len(program) // 8} instructions goes to "
-              "bubblewrap (--seccomp): no new namespaces, ptrace, mounts, bpf, keyrings or "
-              "io_uring inside")
+    if isolated:
+        say_once(log, logging.INFO, f"seccomp: a filter of {len(program) // 8} instructions goes "
+                 "to bubblewrap (--seccomp): no new namespaces, ptrace, mounts, bpf, keyrings or "
+                 "io_uring inside")
     read_end, write_end = os.pipe()  # a few hundred bytes: the pipe's buffer holds them
     try:
         os.write(write_end, program)
     finally:
         os.close(write_end)
     return read_end
+
+
+def _network_program() -> bytes | None:
+    """The fallback's network filter (seccomp.network_program), or None, saying which once."""
+    try:
+        program = seccomp.network_program()
+    except seccomp.Unavailable as why:
+        said = escape.one_line(why, 300)
+        say_once(log, logging.WARNING, f"seccomp: no network filter without bubblewrap ({said}), "
+                 "so UDP and unix sockets bound to a path stay open to notebook code and the "
+                 "programs it runs" + ("" if landlock_abi() >= 4 else ", and so does TCP"))
+        return None
+    say_once(log, logging.INFO, f"seccomp: without bubblewrap each notebook's process loads a "
+             f"filter of {len(program) // 8} instructions built with libseccomp, for itself and "
+             f"every program it runs: {seccomp.NETWORK_REFUSALS}")
+    return program
 
 
 def environment(home: str, tmp: str | None = None) -> dict[str, str]:

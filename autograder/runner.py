@@ -207,7 +207,7 @@ def start(limits: Limits, isolation: Isolation, assignment: str = "") -> Started
     if not isolation.isolated:
         holder, scratch = _scratch_folder(assignment, uid)
     read_end, write_end = os.pipe()
-    filter_fd = seccomp_pipe() if isolation.isolated else None
+    filter_fd = seccomp_pipe(isolation.isolated)
     passed = (write_end,) if filter_fd is None else (write_end, filter_fd)
     folder = str(compiled_package().parent)
     key = ((limits.memory_mb + INTERPRETER_MB) * 2**20, limits.processes, limits.cpus)

@@ -1,4 +1,5 @@
-"""A small seccomp filter for the sandbox, built with the standard library only.
+"""The sandbox's seccomp filters: bubblewrap's, written here with the standard library only,
+and the network filter of the fallback without bubblewrap, built with libseccomp.
 
 bubblewrap loads a classic BPF program from a file descriptor (`bwrap --seccomp FD`) and applies
 it to the sandboxed process before it starts. This module writes that program: it refuses
@@ -9,13 +10,28 @@ kernel modules, `open_by_handle_at` and io_uring — answers `clone3` with ENOSY
 cannot be inspected; the C library then falls back to `clone`), and allows everything else.
 Only x86-64 and AArch64 are described; on any other machine `program()` returns None and the
 sandbox runs without a filter.
+
+Without bubblewrap the notebook's process shares the machine's network and file system, and
+Landlock (sandbox/landlock.py) covers only TCP and abstract unix sockets of the network.
+`network_program()` builds the filter that closes the rest: libseccomp (Debian package
+libseccomp2, through the pyseccomp package) compiles it for this machine, and the worker loads
+it into the notebook's process before any notebook code runs (sandbox/syscall_filter.py), so
+every program that process starts has it too. A filter cannot read a socket's address (it sees
+only the numbers a call is given), so it refuses what makes one reachable instead: creating a
+socket of any family, a socket pair other than a connected local stream pair, connecting, and
+sending to an address; and the calls with which another process, or the kernel's io_uring,
+would do it for the notebook. Each is refused with EPERM (a PermissionError in Python); nothing
+is killed.
 """
 
 from __future__ import annotations
 
 import errno
+import functools
 import platform
 import struct
+import sys
+import tempfile
 
 # Classic BPF opcodes and seccomp return values (linux/filter.h, linux/seccomp.h).
 _LOAD_WORD = 0x20  # BPF_LD | BPF_W | BPF_ABS
@@ -93,3 +109,95 @@ def program(machine: str | None = None) -> bytes | None:
              _instruction(*refuse),
              _instruction(_RETURN, _ALLOW)]
     return b"".join(code)
+
+
+# -- the fallback's network filter, built with libseccomp ---------------------------------
+
+# Local pairs that stay connected to each other (asyncio's and multiprocessing's socketpair):
+# a datagram pair (SOCK_DGRAM, or SOCK_RAW, which unix sockets treat as one) could send to any
+# address through sendmsg, whose address this filter cannot read.
+_PAIR_TYPES_REFUSED = (2, 3)  # SOCK_DGRAM, SOCK_RAW
+_AF_UNIX = 1
+_SOCK_TYPE_MASK = 0xF  # the type without SOCK_NONBLOCK and SOCK_CLOEXEC
+# What would create, connect or send through a socket out of the filter's sight: io_uring runs
+# socket, connect and sendmsg itself, and a process of the same uid (the grader's own, when it
+# is not root) could be made to by tracing it, writing its memory or taking its descriptors.
+_DONE_FOR_IT = ("io_uring_setup", "io_uring_enter", "io_uring_register", "ptrace",
+                "process_vm_readv", "process_vm_writev", "pidfd_getfd")
+# What `network_program` refuses, in words (for `-v` and the README).
+NETWORK_REFUSALS = ("no socket of any family (a connected local socketpair stays), no connect, "
+                    "no send to an address, no io_uring, ptrace, process_vm_* or pidfd_getfd")
+
+
+class Unavailable(Exception):
+    """The fallback's filter cannot be built or loaded here; the message says why in a phrase."""
+
+
+def network_program() -> bytes:
+    """The fallback's filter for this machine as classic BPF (what `prctl(PR_SET_SECCOMP)`
+    loads), built once per process; Unavailable when seccomp, libseccomp or pyseccomp is
+    missing."""
+    built = _network_program()
+    if isinstance(built, Unavailable):
+        raise built
+    return built
+
+
+@functools.cache
+def _network_program() -> bytes | Unavailable:
+    try:
+        return _build_network_program()
+    except Unavailable as why:
+        return why
+
+
+def _build_network_program() -> bytes:
+    if not sys.platform.startswith("linux"):
+        raise Unavailable("seccomp is Linux's, and this is " + platform.system())
+    try:
+        import pyseccomp
+    except ImportError:
+        raise Unavailable("the Python package pyseccomp is not installed "
+                          "(requirements.txt)") from None
+    except (OSError, RuntimeError, AttributeError) as error:  # pyseccomp loads libseccomp
+        raise Unavailable(f"libseccomp (Debian package libseccomp2) could not be loaded "
+                          f"({type(error).__name__}: {error})") from None
+    refused = _kernel_refuses_filters()
+    if refused:
+        raise Unavailable(f"this kernel loads no seccomp filter here ({refused})")
+    refuse = pyseccomp.ERRNO(errno.EPERM)
+    try:
+        rules = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
+        # Calls of another ABI of this machine (i386 or x32 on x86-64) are refused whole.
+        rules.set_attr(pyseccomp.Attr.ACT_BADARCH, refuse)
+        rules.add_rule(refuse, "socket")
+        rules.add_rule(refuse, "socketpair", pyseccomp.Arg(0, pyseccomp.NE, _AF_UNIX))
+        for kind in _PAIR_TYPES_REFUSED:
+            rules.add_rule(refuse, "socketpair",
+                           pyseccomp.Arg(1, pyseccomp.MASKED_EQ, _SOCK_TYPE_MASK, kind))
+        rules.add_rule(refuse, "connect")
+        rules.add_rule(refuse, "sendto", pyseccomp.Arg(4, pyseccomp.NE, 0))  # an address
+        for name in _DONE_FOR_IT:
+            if pyseccomp.resolve_syscall(pyseccomp.Arch.NATIVE, name) >= 0:  # this libseccomp
+                rules.add_rule(refuse, name)  # knows it (an older one may not know the newest)
+        with tempfile.TemporaryFile() as exported:
+            rules.export_bpf(exported)
+            exported.seek(0)
+            return exported.read()
+    except OSError as error:
+        raise Unavailable(f"libseccomp could not build the filter ({error})") from None
+
+
+def _kernel_refuses_filters() -> str | None:
+    """Why the kernel would refuse to load a filter, or None when it loads them: given no
+    program, PR_SET_SECCOMP fails with EFAULT where filters work, EINVAL where the kernel has
+    none (prctl(2)); nothing is loaded either way."""
+    import ctypes
+
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    mode = ctypes.c_ulong
+    prctl(22, mode(2), None, mode(0), mode(0))  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+    answer = ctypes.get_errno()
+    if answer == errno.EFAULT:
+        return None
+    return f"PR_SET_SECCOMP answers {errno.errorcode.get(answer, answer)}"

@@ -27,12 +27,12 @@ import fixtures
 import nbformat
 import pytest
 
-from autograder import batch, cgroups, grading, isolation, processes, runner, scoring
+from autograder import batch, cgroups, grading, isolation, processes, runner, scoring, seccomp
 from autograder.results import NotebookResult
 from autograder.sandbox import landlock
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 from autograder.rubric import exercise_for
 
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -1570,3 +1570,185 @@ def test_without_bubblewrap_landlock_confines_programs_sql_and_the_network(tmp_p
     assert not tmp.startswith(("/tmp/tmp", "/var/")), tmp  # in the scratch folder, not /tmp
     assert result.score == PARSE.max_score and not result.timed_out, result.problems
     assert result.problems == [], result.problems
+
+
+# -- sockets: bubblewrap's own network namespace; the network filter without it ------------
+
+@pytest.fixture
+def machine_listeners() -> Iterator[tuple[dict[str, object], Callable[[], list[str]]]]:
+    """Sockets of this machine that notebook code must not reach: UDP and TCP on the loopback,
+    and a stream and a datagram unix socket bound in a folder every uid can reach (never the
+    notebook's scratch folder). Yields their addresses, and a function naming those that
+    received anything: what a notebook sent is queued before its grading ends, so a look that
+    does not wait finds it."""
+    folder = Path(tempfile.mkdtemp(prefix="autograder-sockets-test-"))
+    folder.chmod(0o777)
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    tcp = socket.create_server(("127.0.0.1", 0))
+    stream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    datagram = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    try:
+        udp.bind(("127.0.0.1", 0))
+        stream.bind(str(folder / "stream.sock"))
+        stream.listen()
+        datagram.bind(str(folder / "datagram.sock"))
+        for name in ("stream.sock", "datagram.sock"):
+            (folder / name).chmod(0o777)  # so that only the sandbox can stand in the way
+        addresses: dict[str, object] = {
+            "udp": udp.getsockname()[1], "tcp": tcp.getsockname()[1],
+            "stream": str(folder / "stream.sock"), "datagram": str(folder / "datagram.sock")}
+
+        def reached() -> list[str]:
+            found = []
+            for name, listener in (("udp", udp), ("tcp", tcp), ("stream", stream),
+                                   ("datagram", datagram)):
+                listener.setblocking(False)
+                try:
+                    if listener.type == socket.SOCK_STREAM:
+                        listener.accept()[0].close()
+                    else:
+                        listener.recv(64)
+                    found.append(name)
+                except BlockingIOError:
+                    pass
+            return found
+
+        yield addresses, reached
+    finally:
+        for listener in (udp, tcp, stream, datagram):
+            listener.close()
+        shutil.rmtree(folder)
+
+
+# Run twice: as the notebook's own Python code, and as a program it starts. Each way out
+# prints REACHED or REFUSED with the error; a local socket pair (asyncio's and
+# multiprocessing's) still works.
+SOCKET_ATTEMPTS = """
+import socket
+
+def udp():
+    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"out", ("127.0.0.1", UDP))
+
+def tcp():
+    socket.create_connection(("127.0.0.1", TCP), timeout=2).sendall(b"out")
+
+def unix_stream():
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        connection.settimeout(2)
+        connection.connect(STREAM)
+        connection.sendall(b"out")
+
+def unix_datagram():
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sender:
+        sender.sendto(b"out", DATAGRAM)
+
+def datagram_pair():  # connected to each other, but sendmsg names another address
+    one, _ = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    one.sendmsg([b"out"], [], 0, DATAGRAM)
+
+for attempt in (udp, tcp, unix_stream, unix_datagram, datagram_pair):
+    try:
+        attempt()
+        print(WHO, attempt.__name__, "REACHED", flush=True)
+    except OSError as error:
+        print(WHO, attempt.__name__, "REFUSED", type(error).__name__, flush=True)
+one, two = socket.socketpair()
+one.sendall(b"pair")
+print(WHO, "stream_pair", "WORKS" if two.recv(4) == b"pair" else "BROKEN", flush=True)
+"""
+
+REACH_THE_MACHINE = """
+import subprocess
+UDP, TCP, STREAM, DATAGRAM = {udp}, {tcp}, {stream!r}, {datagram!r}
+ATTEMPTS = {attempts!r}
+WHO = "PYTHON"
+exec(ATTEMPTS)
+program = f"UDP, TCP, STREAM, DATAGRAM = {{UDP}}, {{TCP}}, {{STREAM!r}}, {{DATAGRAM!r}}\\n"
+program += "WHO = 'PROGRAM'\\n" + ATTEMPTS
+print(subprocess.run(["python3", "-c", program], capture_output=True, text=True).stdout, end="")
+for name, port in (("udp", UDP), ("tcp", TCP)):
+    done = subprocess.run(["bash", "-c", f"echo out >/dev/{{name}}/127.0.0.1/{{port}}"],
+                          capture_output=True)
+    print("BASH", name, "REFUSED" if done.returncode else "REACHED", flush=True)
+"""
+SOCKET_WAYS = ("udp", "tcp", "unix_stream", "unix_datagram", "datagram_pair")
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_no_socket_of_a_notebook_or_its_programs_reaches_the_machine(tmp_path, mode,
+                                                                      machine_listeners):
+    """UDP, TCP, a unix socket bound to a path outside the scratch folder (stream or
+    datagram), and a datagram socket pair that sends to such a path: from the notebook's
+    Python and from programs it runs (`python3 -c`, bash's /dev/udp and /dev/tcp). bubblewrap
+    has a network namespace and a file system of its own, where none of them exists. Without
+    it (the fallback, and `--sandbox off`, which starts the same worker) the seccomp filter
+    refuses every one with a PermissionError, where Landlock covers only TCP; a connected
+    local socket pair still works, and the honest answer keeps every point."""
+    if mode == "bwrap" and not isolation.bwrap_works():
+        pytest.skip("bubblewrap (Debian package bubblewrap) is not available")
+    if mode == "none":
+        try:
+            seccomp.network_program()
+        except seccomp.Unavailable as why:
+            pytest.skip(f"no network filter without bubblewrap here: {why}")
+    addresses, reached = machine_listeners
+    code = REACH_THE_MACHINE.format(attempts=SOCKET_ATTEMPTS, **addresses)
+    result = grade(tmp_path, code, sandbox=isolation.Isolation(mode))
+    assert reached() == [], result.stdout
+    lines = result.stdout.splitlines()
+    for who in ("PYTHON", "PROGRAM"):
+        assert f"{who} stream_pair WORKS" in lines, result.stdout
+        for way in SOCKET_WAYS:
+            if mode == "none":
+                assert f"{who} {way} REFUSED PermissionError" in lines, result.stdout
+            else:
+                assert any(line.startswith(f"{who} {way} ") for line in lines), result.stdout
+    if mode == "none":
+        assert "BASH udp REFUSED" in lines and "BASH tcp REFUSED" in lines, result.stdout
+    assert result.score == PARSE.max_score and result.problems == [], result.problems
+
+
+FILTERED = """
+import asyncio, multiprocessing, os, socket, sys
+from autograder.sandbox import syscall_filter
+program = sys.stdin.buffer.read()
+assert not syscall_filter.load(program[:-3]) and not syscall_filter.load(b"")  # not a program
+assert syscall_filter.load(program)
+families = {name: getattr(socket, name) for name in dir(socket) if name.startswith("AF_")
+            and name not in ("AF_UNSPEC", "AF_MAX")}
+for name, family in sorted(families.items()):
+    for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM, socket.SOCK_RAW):
+        try:
+            socket.socket(family, kind).close()
+            print("CREATED", name, kind)
+        except PermissionError:
+            pass
+        except OSError as error:
+            print("OTHER", name, kind, error)
+async def tick():
+    await asyncio.sleep(0)
+    return "ran"
+print("ASYNCIO", asyncio.run(tick()))
+here, there = multiprocessing.Pipe()
+here.send({"ok": 1})
+print("PIPE", there.recv())
+print("CHILD", os.waitstatus_to_exitcode(os.system("exit 3")))
+"""
+
+
+def test_the_network_filter_refuses_every_socket_family_and_keeps_local_pairs():
+    """Loaded into a process (as the worker does into the notebook's), the filter refuses a
+    socket of every family the kernel has (AF_INET, AF_INET6, AF_PACKET, AF_NETLINK, AF_VSOCK,
+    AF_UNIX, ...) with a PermissionError, whatever its type; asyncio's event loop and
+    multiprocessing's duplex pipe (connected local socket pairs) and programs still run. A
+    truncated program is not loaded."""
+    try:
+        program = seccomp.network_program()
+    except seccomp.Unavailable as why:
+        pytest.skip(f"no network filter here: {why}")
+    done = subprocess.run([sys.executable, "-c", FILTERED], input=program, capture_output=True,
+                          cwd=REPOSITORY, timeout=120)
+    said = done.stdout.decode()
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert "CREATED" not in said and "OTHER" not in said, said
+    assert said.splitlines()[-3:] == ["ASYNCIO ran", "PIPE {'ok': 1}", "CHILD 3"], said

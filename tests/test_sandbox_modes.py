@@ -4,11 +4,17 @@ bubblewrap, the fallback without it (macOS, containers that cannot create namesp
 `--sandbox off` differ in how well they isolate student code, never in how they grade it:
 notebook code sees the same standard library and course packages in each. The fallback is
 made here by hiding `bwrap` from the grader's PATH, as on a machine that does not have it.
+In none of them does a notebook reach a socket of the machine (bubblewrap's namespaces, or the
+fallback's seccomp filter).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import socket
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import fixtures
@@ -16,13 +22,15 @@ import nbformat
 import pytest
 from grader_cli import Grades, environment_with, grade_batch
 
-from autograder import grading, isolation
+from autograder import grading, isolation, seccomp
 from autograder.reference import is_answer_cell, nbgrader_meta
 from autograder.results import NotebookResult
 from autograder.rubric import EXERCISES, exercise_for
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 PLAIN = isolation.Isolation("none")
+PARSE = exercise_for("01_parse_cron_field")
+ANSWER = fixtures.reference_answers(PARSE)["answer_parse_cron_field"]
 
 # What students import, each used once, so that a module the worker cannot load fails the
 # answer cell (and with it every test of the exercise) instead of passing unnoticed.
@@ -55,13 +63,81 @@ def student_style(exercise) -> nbformat.NotebookNode:
     return fixtures.build_submission(exercise, answers)
 
 
+class MachineSockets:
+    """A UDP socket on this machine's loopback and a unix socket bound in a folder every uid
+    can reach, outside any sandbox's scratch folder; `reached` says, after each mode's batch,
+    which of them a notebook's code or a program it ran got anything through to (what was sent
+    is queued before the batch ends, so a look that does not wait finds it)."""
+
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="autograder-modes-sockets-"))
+        self.folder.chmod(0o777)
+        self.path = str(self.folder / "machine.sock")
+        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.udp.bind(("127.0.0.1", 0))
+        self.unix.bind(self.path)
+        os.chmod(self.path, 0o777)  # so that only the sandbox can stand in the way
+        self.unix.listen()
+        for listener in (self.udp, self.unix):
+            listener.setblocking(False)
+        self.by_mode: dict[str, list[str]] = {}
+
+    def reached(self) -> list[str]:
+        found = []
+        for name, take in (("udp", lambda: self.udp.recv(64)),
+                           ("unix", lambda: self.unix.accept()[0].close())):
+            try:
+                while True:
+                    take()
+                    found.append(name)
+            except BlockingIOError:
+                pass
+        return found
+
+    def close(self) -> None:
+        self.udp.close()
+        self.unix.close()
+        shutil.rmtree(self.folder)
+
+
+# A cell that sends to both from its own Python and from a program it runs.
+SENDS_OUT = '''
+import subprocess
+ATTEMPTS = """
+import socket
+for reach in (lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"out", UDP),
+              lambda: socket.socket(socket.AF_UNIX).connect(UNIX)):
+    try:
+        reach()
+    except OSError:
+        pass
+"""
+ADDRESSES = "UDP, UNIX = {udp!r}, {unix!r}\\n"
+exec(ADDRESSES + ATTEMPTS)
+subprocess.run(["python3", "-c", ADDRESSES + ATTEMPTS])
+'''
+
+
 @pytest.fixture(scope="module")
-def scores_by_mode(tmp_path_factory) -> dict[str, Grades]:
+def machine_sockets() -> Iterator[MachineSockets]:
+    sockets = MachineSockets()
+    try:
+        yield sockets
+    finally:
+        sockets.close()
+
+
+@pytest.fixture(scope="module")
+def scores_by_mode(tmp_path_factory, machine_sockets) -> dict[str, Grades]:
     folder = tmp_path_factory.mktemp("modes")
     submitted = folder / "submitted"
     for exercise in EXERCISES:
         fixtures.place(submitted, "honest", exercise, fixtures.honest_submission(exercise))
         fixtures.place(submitted, "student_style", exercise, student_style(exercise))
+    sends_out = SENDS_OUT.format(udp=machine_sockets.udp.getsockname(), unix=machine_sockets.path)
+    fixtures.place(submitted, "sends_out", PARSE, fixtures.build_submission(
+        PARSE, {"answer_parse_cron_field": ANSWER}, [("answer_parse_cron_field", sends_out)]))
     found = {}
     modes = {"bubblewrap": (["--sandbox=required"], None),
              "fallback": (["--sandbox=auto"], environment_with(folder)),
@@ -74,6 +150,7 @@ def scores_by_mode(tmp_path_factory) -> dict[str, Grades]:
         if mode == "fallback":
             assert "bubblewrap (bwrap) is not available" in done.stderr
         found[mode] = Grades.read(folder / mode)
+        machine_sockets.by_mode[mode] = machine_sockets.reached()
     return found
 
 
@@ -86,6 +163,21 @@ def test_honest_and_student_style_answers_earn_every_point_in_every_mode(scores_
                     f"{student}'s {exercise.notebook} in mode {mode}"
 
 
+def test_no_mode_lets_a_notebook_or_its_programs_reach_the_machines_sockets(scores_by_mode,
+                                                                          machine_sockets):
+    """UDP and a unix socket bound to a path elsewhere on the machine, from the notebook's
+    Python and from `python3 -c`: bubblewrap's own network namespace and file system hide
+    both; without it (the fallback, and `--sandbox off`) the seccomp filter refuses them.
+    The notebook keeps every point in every mode."""
+    try:
+        seccomp.network_program()
+    except seccomp.Unavailable as why:
+        pytest.skip(f"no network filter without bubblewrap here: {why}")
+    assert machine_sockets.by_mode == {mode: [] for mode in scores_by_mode}
+    for mode, grades in scores_by_mode.items():
+        assert grades.score("sends_out", PARSE.notebook) == PARSE.max_score, mode
+
+
 def test_every_mode_gives_identical_scores(scores_by_mode):
     reference = scores_by_mode.get("bubblewrap") or scores_by_mode["off"]
     for mode, grades in scores_by_mode.items():
@@ -93,10 +185,6 @@ def test_every_mode_gives_identical_scores(scores_by_mode):
 
 
 # -- the fallback keeps its limits on Linux ------------------------------------------------
-
-PARSE = exercise_for("01_parse_cron_field")
-ANSWER = fixtures.reference_answers(PARSE)["answer_parse_cron_field"]
-
 
 @pytest.fixture(scope="module", autouse=True)
 def prepared():

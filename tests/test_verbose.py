@@ -1,8 +1,9 @@
 """`-v/--verbose` says what the sandbox could and could not set up, and why (issue 14).
 
 bubblewrap hidden from PATH, a bwrap that fails, `--sandbox off`, the namespace options, the
-seccomp filter and control groups (v2, v1, none, errors) each leave a line on stderr with -v,
-and nothing without it. The command-line tests grade a file that is not a notebook, so no
+seccomp filters (bubblewrap's, and the fallback's network filter, or why there is none) and
+control groups (v2, v1, none, errors) each leave a line on stderr with -v, and nothing without
+it. The command-line tests grade a file that is not a notebook, so no
 sandbox starts; the rest call the runner in this process with pytest's caplog.
 """
 
@@ -135,6 +136,45 @@ def test_seccomp_filter_loaded_or_not_and_why(said, monkeypatch):
     record = said.records[-1]
     assert record.levelno == logging.WARNING and "seccomp: no filter for this machine" in \
         record.getMessage()
+
+
+def test_the_fallbacks_network_filter_is_said_with_what_it_refuses(said):
+    try:
+        program = seccomp.network_program()
+    except seccomp.Unavailable as why:
+        pytest.skip(f"no network filter here: {why}")
+    descriptor = isolation.seccomp_pipe(isolated=False)
+    assert descriptor is not None
+    with os.fdopen(descriptor, "rb") as pipe:
+        assert pipe.read() == program  # what the worker loads
+    record = said.records[-1]
+    assert record.levelno == logging.INFO
+    assert record.getMessage() == (
+        f"seccomp: without bubblewrap each notebook's process loads a filter of "
+        f"{len(program) // 8} instructions built with libseccomp, for itself and every program "
+        "it runs: no socket of any family (a connected local socketpair stays), no connect, no "
+        "send to an address, no io_uring, ptrace, process_vm_* or pidfd_getfd")
+
+
+@pytest.mark.parametrize("missing, why", [
+    ("pyseccomp", "the Python package pyseccomp is not installed (requirements.txt)"),
+    ("linux", "seccomp is Linux's, and this is Darwin"),
+], ids=["pyseccomp", "macos"])
+def test_without_the_network_filter_the_grader_warns_once_and_says_why(said, monkeypatch,
+                                                                       missing, why):
+    monkeypatch.setattr(seccomp, "_network_program", seccomp._network_program.__wrapped__)
+    if missing == "pyseccomp":
+        monkeypatch.setitem(sys.modules, "pyseccomp", None)  # its import fails
+    else:
+        monkeypatch.setattr(sys, "platform", "darwin")
+        monkeypatch.setattr(seccomp.platform, "system", lambda: "Darwin")
+    monkeypatch.setattr(isolation, "landlock_abi", lambda: 0)
+    for _ in range(3):
+        assert isolation.seccomp_pipe(isolated=False) is None  # the worker gets no filter
+    warnings = [r.getMessage() for r in said.records if r.levelno == logging.WARNING]
+    assert warnings == [f"seccomp: no network filter without bubblewrap ({why}), so UDP and "
+                        "unix sockets bound to a path stay open to notebook code and the "
+                        "programs it runs, and so does TCP"]
 
 
 def _fake_cgroups(root: Path, v2_controllers: str | None, v1: tuple[str, ...] = ()) -> None:

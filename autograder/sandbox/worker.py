@@ -185,6 +185,27 @@ def _confine(package: str) -> int:
     return landlock.confine(package, root)
 
 
+def _filter_from(argv: list[str]) -> bytes:
+    """The seccomp filter the grader passed on `--seccomp FD` (without bubblewrap only), read
+    whole and its descriptor closed before any fork; empty when there is none."""
+    if "--seccomp" not in argv:
+        return b""
+    from . import syscall_filter
+
+    return syscall_filter.read(int(argv[argv.index("--seccomp") + 1]))
+
+
+def _load_filter(program: bytes) -> bool:
+    """Without bubblewrap: put the grader's seccomp filter (sandbox/syscall_filter.py) on this
+    process, the notebook's, before any notebook code runs; every process it starts, every
+    program it runs included, keeps it. None of them can then open a socket that reaches
+    past the notebook (UDP, a unix socket bound to a path and, where Landlock is missing,
+    TCP). Whether it was loaded."""
+    from . import syscall_filter
+
+    return syscall_filter.load(program)
+
+
 def _orphan_adopter() -> Callable[[], None]:
     """A function that makes the notebook's process adopt the orphans of its descendants (a
     grandchild whose parent ended at once: a double fork), where they stay in its tree: ended
@@ -250,6 +271,7 @@ def main(argv: list[str]) -> int:
         import zoneinfo  # noqa: F401
     del text
     uid = int(argv[argv.index("--uid") + 1]) if "--uid" in argv else UNPRIVILEGED
+    program = _filter_from(argv)
     flush = _flusher()
     reader, writer = os.pipe()
     _freeze()
@@ -261,8 +283,10 @@ def main(argv: list[str]) -> int:
             own_uid = os.geteuid() == 0  # the notebook gets a uid of its own, and a process limit
             if "--landlock" in argv:  # no bubblewrap: the kernel's own confinement, where it can
                 _confine(argv[1])  # still as root: a rule's folder must be opened to be named
+            if program:  # no bubblewrap: the grader's network filter, for this process and all
+                _load_filter(program)  # it starts
             drop_privileges(uid)
-            adopt = _orphan_adopter()  # forgets ctypes, which _confine may have imported
+            adopt = _orphan_adopter()  # forgets ctypes, which _confine and _load_filter import
             if not own_uid:  # no process limit to fill with orphans that exited during the cells
                 adopt()
             _notebook_process(job, writer, flush, adopt, own_uid)
