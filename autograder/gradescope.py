@@ -3,8 +3,8 @@
     python -m autograder gradescope schedules --out autograder.zip
 
 builds what Gradescope's "Zip file upload" autograder expects, in the manner of otter-grader's
-`otter generate`: `setup.sh` (run once when Gradescope builds the image: bubblewrap and the
-Python packages the grader needs), `run_autograder` (run for every submission), the course's
+`otter generate`: `setup.sh` (run once when Gradescope builds the image: bubblewrap, libseccomp and
+the Python packages the grader needs), `run_autograder` (run for every submission), the course's
 grader (`autograder/`), the assignment's reference solutions and student copies, and `data/`.
 Gradescope unpacks the zip into `/autograder/source/` and runs `run_autograder` from there.
 It reads `/autograder/results/results.json` only inside its own container, so this bundle is
@@ -29,13 +29,15 @@ from .rubric import ASSIGNMENTS, EXERCISES
 
 PACKAGE = Path(__file__).resolve().parent
 REPOSITORY = PACKAGE.parent
-# What the grader itself imports, and the zoneinfo data the suites use (pinned like
-# requirements.txt).
+# What the grader itself imports, the zoneinfo data the suites use, and what builds the
+# network filter for notebooks graded without bubblewrap, as Gradescope's containers often
+# are (pinned like requirements.txt).
 REQUIREMENTS = """\
 nbformat>=5.9,<6
 ipython>=8,<10
 tzdata>=2024.1
 tomli>=2; python_version < "3.11"
+pyseccomp>=0.1.2,<0.2; sys_platform == "linux"
 """
 
 SETUP_SH = """\
@@ -46,7 +48,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 if [ -z "${SKIP_APT:-}" ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap python3 python3-pip
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap libseccomp2 python3 python3-pip
 fi
 if ! "${PYTHON:-python3}" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
     echo "setup.sh: the grader needs Python 3.10 or later; set PYTHON or pick a newer image" >&2

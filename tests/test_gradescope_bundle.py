@@ -19,6 +19,7 @@ import fixtures
 import nbformat
 import pytest
 
+from autograder import gradescope
 from autograder.reference import REPOSITORY
 from autograder.rubric import EXERCISES, exercise_for
 
@@ -75,6 +76,22 @@ def run_autograder(home: Path) -> tuple[dict, subprocess.CompletedProcess]:
         pytest.skip(f"the sandbox is not available here: {done.stderr[-300:]}")
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads((home / "results" / "results.json").read_text()), done
+
+
+@pytest.mark.fast
+def test_the_bundle_brings_the_network_filter_pinned_as_the_course_pins_it():
+    """Gradescope's containers often cannot run bubblewrap, so its image needs what builds the
+    fallback's network filter: libseccomp from apt, pyseccomp from pip, each requirement the
+    bundle shares with requirements.txt written exactly as there."""
+    course = {line.split(">")[0].split(";")[0]: line
+              for line in (REPOSITORY / "requirements.txt").read_text().splitlines()
+              if line and not line.startswith("#")}
+    bundled = {line.split(">")[0].split(";")[0]: line
+               for line in gradescope.REQUIREMENTS.splitlines() if line}
+    assert "pyseccomp" in bundled
+    assert {name: line for name, line in bundled.items() if name in course} == \
+        {name: course[name] for name in bundled if name in course}
+    assert " libseccomp2 " in gradescope.SETUP_SH
 
 
 def test_setup_installs_the_graders_packages(bundle, tmp_path):
