@@ -313,9 +313,9 @@ def _student_named(found: discovery.Discovery, what: str,
     that student's, with a line that shows both forms' code points: a zip made on a Mac holds
     `José` with its accent as a character of its own (NFD), which the instructor types as one
     letter (NFC), and the two look the same. Such a name that fits several students goes to
-    none, with a warning. A name that differs in case or in a letter's form (`Ada` for ada,
-    fullwidth `ａｄａ`) is not applied, for both may be students of the class: the warning
-    names the folder it reads like."""
+    none, with a warning. A name that differs in case, in a letter's form or in a letter's
+    script (`Ada` for ada, fullwidth `ａｄａ`, `аda` with a Cyrillic `а`) is not applied, for
+    both may be students of the class: the warning names the folder it reads like."""
     names = discovery.StudentNames((form, student) for student in found.students
                                    for form in (student, escape.csv_key(student)))
 

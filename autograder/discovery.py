@@ -19,13 +19,13 @@ So the canonical file counts unless it is the untouched release and a copy has w
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import os
 import re
 import stat
 import unicodedata
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -200,20 +200,70 @@ def alike_key(name: str) -> str:
     (fullwidth `ａｄａ` and `ada`): Unicode's compatibility caseless match (NFKD of the case
     folded NFKD of the case folded NFD; folding case can undo a normal form). Names with one
     key read alike. Letters of other scripts that look Latin (Cyrillic `а`) keep keys of
-    their own: telling them needs Unicode's confusables table (TR39)."""
+    their own here: `confusable_key` tells those."""
     folded = unicodedata.normalize("NFD", name).casefold()
     return unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", folded).casefold())
 
 
+def confusable_key(name: str) -> str:
+    """What a name reads as to the eye whatever the script of its letters: Unicode's skeleton
+    of it (UTS #39: each character of its NFD replaced by the one that Unicode's confusables
+    table says it looks like, so Cyrillic `а` in `аda` reads as Latin `a`, and `m` as `rn`),
+    folded as `alike_key` folds (the Greek capital `Ρ` of `Ρeter` reads as `p`). Names with
+    one key are confusable: a disk keeps them apart, a person may not."""
+    decomposed = unicodedata.normalize("NFD", name)
+    return alike_key(unicodedata.normalize("NFD", "".join(map(_prototype, decomposed))))
+
+
+# Two names read alike when one of these keys is the same for both.
+ALIKE_KEYS = (alike_key, confusable_key)
+
+
+@functools.lru_cache(maxsize=8192)
+def _homoglyphs(text: str) -> tuple[str, ...]:
+    """What Unicode's confusables table (as confusable-homoglyphs ships it) pairs `text` with:
+    for a character the table maps, its prototype; for a prototype, every character mapped to
+    it. A sequence (`rn`) is only ever a prototype. The table is loaded on first use."""
+    from confusable_homoglyphs import confusables
+
+    found = confusables.is_confusable(text, greedy=True) if len(text) == 1 else False
+    return tuple(glyph["c"] for glyph in found[0]["homoglyphs"]) \
+        if isinstance(found, list) and found else ()
+
+
+@functools.lru_cache(maxsize=8192)
+def _prototype(char: str, within: bool = False) -> str:
+    """The one text that stands for every character that looks like `char` (its prototype in
+    the table): itself when nothing looks like it or when it is the prototype of several; the
+    prototype it maps to, whose characters are prototypes themselves (`within`); and of two
+    characters that only look like each other, the smaller, as the table does not say which
+    of the two is mapped."""
+    glyphs = _homoglyphs(char)
+    if len(glyphs) != 1:
+        return char
+    (other,) = glyphs
+    if len(other) > 1 or len(_homoglyphs(other)) > 1:  # `char` is mapped to `other`
+        return other if within else "".join(_prototype(part, True) for part in other)
+    return min(char, other)
+
+
 def look_alikes(students: Iterable[str]) -> dict[str, tuple[str, ...]]:
-    """Each student whose name reads like other students' names (`alike_key`), with those
-    names. They are graded as the students they are, never merged (both may be real); the
-    gradebook flags them, so the instructor can tell their rows apart."""
-    groups: dict[str, list[str]] = {}
-    for name in sorted(set(students)):
-        groups.setdefault(alike_key(name), []).append(name)
-    return {name: tuple(other for other in group if other != name)
-            for group in groups.values() if len(group) > 1 for name in group}
+    """Each student whose name reads like other students' names (one of `ALIKE_KEYS`, and so
+    on: `Ada` reads like `ada`, which reads like `аda` with a Cyrillic `а`), with those names.
+    They are graded as the students they are, never merged (both may be real); the gradebook
+    flags them, so the instructor can tell their rows apart."""
+    names = sorted(set(students))
+    groups = {name: [name] for name in names}
+    for key in ALIKE_KEYS:
+        first: dict[str, str] = {}
+        for name in names:
+            other = first.setdefault(key(name), name)
+            if groups[other] is not groups[name]:
+                merged = sorted(groups[other] + groups[name])
+                for member in merged:
+                    groups[member] = merged
+    return {name: tuple(other for other in groups[name] if other != name)
+            for name in names if len(groups[name]) > 1}
 
 
 @dataclass(frozen=True)
@@ -229,19 +279,20 @@ class NameMatch:
     """The students it names in some Unicode normal form (`José` typed as one letter for the
     folder a Mac's zip holds as `Jose` and U+0301): the same text, which may be meant."""
     alike: tuple[str, ...] = ()
-    """The students it reads like (`alike_key`: `Ada` for ada, fullwidth `ａｄａ`), who may be
-    other students than the one meant: never matched by a guess, only named in a hint."""
+    """The students it reads like (`ALIKE_KEYS`: `Ada` for ada, fullwidth `ａｄａ`, `аda` with
+    a Cyrillic `а`), who may be other students than the one meant: never matched by a guess,
+    only named in a hint."""
 
 
 class StudentNames:
     """The students of a class, each under the ways a person may write them (the folder name,
     the form grades.csv shows), to look up names from an instructor's file. One notion of a
-    name "in another form" (NFC) and of "alike" (`alike_key`) serves overrides, extensions
+    name "in another form" (NFC) and of "alike" (`ALIKE_KEYS`) serves overrides, extensions
     and an export's roster."""
 
     def __init__(self, spellings: Iterable[tuple[str, str]]) -> None:
         """`spellings`: (a way a student may be written, the student)."""
-        self._indexes: tuple[dict[str, set[str]], ...] = ({}, {}, {})
+        self._indexes: tuple[dict[str, set[str]], ...] = tuple({} for _ in _KEYS)
         for spelling, student in spellings:
             for index, key in zip(self._indexes, _KEYS, strict=True):
                 index.setdefault(key(spelling), set()).add(student)
@@ -249,9 +300,11 @@ class StudentNames:
     def match(self, *written: str) -> NameMatch:
         """Whom a name means, given as each way it may stand for a student (a roster's name
         as a folder name, and as grades.csv would show it)."""
-        return NameMatch(*(tuple(sorted({student for name in written
-                                         for student in index.get(key(name), ())}))
-                           for index, key in zip(self._indexes, _KEYS, strict=True)))
+        found = [{student for name in written for student in index.get(key(name), ())}
+                 for index, key in zip(self._indexes, _KEYS, strict=True)]
+        exact, other_form, *alike = found
+        return NameMatch(tuple(sorted(exact)), tuple(sorted(other_form)),
+                         tuple(sorted(set().union(*alike))))
 
 
 def _same(name: str) -> str:
@@ -262,7 +315,7 @@ def _normal_form(name: str) -> str:
     return unicodedata.normalize("NFC", name)
 
 
-_KEYS = (_same, _normal_form, alike_key)
+_KEYS = (_same, _normal_form, *ALIKE_KEYS)  # NameMatch's fields: the last ones make `alike`
 
 
 def other_form_note(what: str, name: str, student: str) -> str:
@@ -285,8 +338,9 @@ def reads_like_hint(alike: Iterable[str], whose: str = "") -> str:
     """The end of a warning about a name that matches no student but reads like `alike`'s
     names (nothing when there are none); `whose` says where they stand ("the roster's ")."""
     shown = ", ".join(whose + escape.unmistakable(name) for name in alike)
-    return (f"; it reads like {shown} (a name that differs in case or in a letter's form may "
-            "be another student's: write the folder name exactly)") if shown else ""
+    return (f"; it reads like {shown} (a name that differs in case, in a letter's form or in "
+            "a letter's script may be another student's: write the folder name exactly)") \
+        if shown else ""
 
 
 def output_folders(students: Iterable[str]) -> dict[str, str]:
@@ -294,9 +348,10 @@ def output_folders(students: Iterable[str]) -> dict[str, str]:
     on any disk: the name itself, unless it is longer than FOLDER_BYTES bytes (a name read as
     Windows-1252 can grow to three times its bytes, past the 255 a file system allows) or reads
     like another student's name (`alike_key`: `Ada` and `ada` are one folder on macOS or
-    Windows). Such a name gets a folder of its first characters and a hash of the whole name,
-    and a number when even that is taken. It depends on the whole class, which every shard
-    discovers, so shards name a student's folder alike."""
+    Windows; `confusable_key`: `аda` with a Cyrillic `а` is not, but the instructor who opens
+    it may take it for ada's). Such a name gets a folder of its first characters and a hash
+    of the whole name, and a number when even that is taken. It depends on the whole class,
+    which every shard discovers, so shards name a student's folder alike."""
     def hashed(name: str) -> str:
         data = name.encode("utf-8", "surrogatepass")
         start = data[:FOLDER_BYTES - 13].decode("utf-8", "ignore")
@@ -305,18 +360,18 @@ def output_folders(students: Iterable[str]) -> dict[str, str]:
     names = sorted(set(students))
     base = {name: name if len(name.encode("utf-8", "surrogatepass")) <= FOLDER_BYTES
             else hashed(name) for name in names}
-    alike = Counter(alike_key(folder) for folder in base.values())
-    wanted = {name: hashed(name) if alike[alike_key(base[name])] > 1 else base[name]
-              for name in names}
+    alike = look_alikes(base.values())
+    wanted = {name: hashed(name) if base[name] in alike else base[name] for name in names}
     folders: dict[str, str] = {}
-    taken: set[str] = set()
+    taken: tuple[set[str], ...] = tuple(set() for _ in ALIKE_KEYS)
     # Names kept as they are come first: only a made-up folder ever gets a number.
     for name in sorted(names, key=lambda name: (wanted[name] != name, name)):
         folder, number = wanted[name], 1
-        while alike_key(folder) in taken:
+        while any(key(folder) in seen for key, seen in zip(ALIKE_KEYS, taken, strict=True)):
             number += 1
             folder = f"{wanted[name]} ({number})"
-        taken.add(alike_key(folder))
+        for key, seen in zip(ALIKE_KEYS, taken, strict=True):
+            seen.add(key(folder))
         folders[name] = folder
     return folders
 

@@ -92,9 +92,9 @@ def match_roster(scores: dict[str, dict[str, float | None]],
     A roster names a student as an override does (batch._student_named): by the folder name
     (grades.csv holds each as escape.csv_key wrote it, `'-ada` for -ada) or as grades.csv shows
     it; else in another Unicode normal form (`José` typed as one letter for a Mac's
-    `Jose` + U+0301), with a note, when that fits one student only. A name that differs in case
-    or a letter's form (`Ada` for ada) is never matched: the warning for the student the
-    roster leaves out names it."""
+    `Jose` + U+0301), with a note, when that fits one student only. A name that differs in
+    case, a letter's form or a letter's script (`Ada` for ada) is never matched: the warning
+    for the student the roster leaves out names it."""
     if not roster:
         return [{"student": s, "lms_id": "", "key": s, "cell": s} for s in sorted(scores)], []
     gradebook = discovery.StudentNames((student, student) for student in scores)

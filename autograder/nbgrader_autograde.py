@@ -497,7 +497,7 @@ def student_id_problem(student_id: str) -> str | None:
 
 def look_alike_ids(students: Iterable[str], gradebook: Iterable[str] = ()) -> list[str]:
     """A sentence for the log about each of `students` (the ids nbgrader grades now) whose id
-    is not in Unicode's normal form NFC, or reads like (`discovery.alike_key`) another of
+    is not in Unicode's normal form NFC, or reads like (`discovery.look_alikes`) another of
     them or a student of the `gradebook`: nbgrader creates a student for each id it has not
     seen, so a Mac's `Jose` + U+0301 becomes a second student beside the `José` added with
     `nbgrader db student add`, and Formgrader shows the two alike. Neither is refused or

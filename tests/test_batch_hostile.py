@@ -392,6 +392,16 @@ def test_unencodable_text_and_a_bad_cache_never_stop_a_rerun(tmp_path, monkeypat
     assert {row["student"] for row in _rows(out)} == {"ann", "bob"}
 
 
+def _graded_apart(submitted: Path, out: Path, monkeypatch) -> batch.Summary:
+    """The class graded with every notebook's result made up (full marks on the first item),
+    for what a batch does with students' names."""
+    monkeypatch.setattr(grading, "grade_safely",
+                        lambda path, options, shown_as=None, within=None, ahead=None, prepared=None:
+                        _fake_result(path, shown_as))
+    return batch.grade_batch(submitted, out, _options(), progress=open(os.devnull, "w"),
+                             prepare=lambda found: None)
+
+
 def test_folder_names_that_read_alike_are_graded_apart_and_flagged(tmp_path, monkeypatch):
     """`José` composed and decomposed (a Mac's zip), `Ada`, `ada` and fullwidth `ａｄａ`,
     `=bo` and fullwidth `＝ｂｏ`, and two names with a terminal escape in them: the gradebook
@@ -403,12 +413,8 @@ def test_folder_names_that_read_alike_are_graded_apart_and_flagged(tmp_path, mon
     alike = (nfc, nfd, "Ada", "ada", "\uff41\uff44\uff41", "=bo", "\uff1d\uff42\uff4f",
              "cy\x1b[2J", "CY\x1b[2J")
     submitted = _class(tmp_path, (*alike, "dee"))
-    monkeypatch.setattr(grading, "grade_safely",
-                        lambda path, options, shown_as=None, within=None, ahead=None, prepared=None:
-                        _fake_result(path, shown_as))
     out = tmp_path / "out"
-    summary = batch.grade_batch(submitted, out, _options(), progress=open(os.devnull, "w"),
-                                prepare=lambda found: None)
+    summary = _graded_apart(submitted, out, monkeypatch)
     rows = {row["student"]: row for row in _rows(out)}
     assert set(rows) == {escape.csv_key(name) for name in (*alike, "dee")}, sorted(rows)
     assert {row["score"] for row in rows.values()} == {f"{PARSE.items[0].points:g}"}
@@ -432,6 +438,69 @@ def test_folder_names_that_read_alike_are_graded_apart_and_flagged(tmp_path, mon
     assert f"\n  '{nfd}' (Jose\\u0301), '{nfc}' (Jos\\u00e9)\n" in text + "\n", text
     assert "\n  'Ada', 'ada', '\uff41\uff44\uff41' (\\uff41\\uff44\\uff41)" in text, text
     assert "tampering noticed" not in text and "dee" not in text, text
+
+
+def test_folder_names_with_letters_of_another_script_that_look_latin_are_flagged(
+        tmp_path, monkeypatch):
+    """`аda` with a Cyrillic `а` (U+0430) beside `ada`, and `Ρeter` with a Greek capital Rho
+    beside `peter`: no disk and no case folding takes them for one name, but a person does
+    (Unicode's confusables, UTS #39). They get what `Ada` beside `ada` gets: graded apart,
+    output folders that do not look alike, a row each in flags.csv and a note on each of their
+    rows in code points, the summary's warning, and code points in the gradebook's table."""
+    from autograder.gradebook import table
+
+    cyrillic, greek = "\u0430da", "\u03a1eter"
+    submitted = _class(tmp_path, ("ada", cyrillic, "peter", greek, "dee"))
+    out = tmp_path / "out"
+    summary = _graded_apart(submitted, out, monkeypatch)
+    rows = {row["student"]: row for row in _rows(out)}
+    assert set(rows) == {"ada", cyrillic, "peter", greek, "dee"}, sorted(rows)
+    assert {row["score"] for row in rows.values()} == {f"{PARSE.items[0].points:g}"}
+    assert "(\\u0430da in code points) reads like another student's" in rows[cyrillic]["note"]
+    assert "(ada) reads like another student's" in rows["ada"]["note"]
+    assert "(\\u03a1eter in code points)" in rows[greek]["note"] and not rows["dee"]["note"]
+    with open(out / "flags.csv", newline="", encoding="utf-8") as handle:
+        flags = {row["student"]: row["flag"] for row in csv.DictReader(handle)}
+    assert set(flags) == {"ada", cyrillic, "peter", greek}, sorted(flags)
+    assert flags["ada"].startswith("the folder name (ada) reads like \\u0430da, another "
+                                   "student's"), flags["ada"]
+    assert flags[greek].startswith("the folder name (\\u03a1eter in code points) reads like "
+                                   "peter, another student's"), flags[greek]
+    folders = {entry.name for entry in (out / "students").iterdir()}
+    assert "dee" in folders and not folders & {"ada", cyrillic, "peter", greek}, folders
+    text = summary.line(out)
+    assert "warning: 4 students' folder names read like another's" in text, text
+    assert f"\n  'ada', '{cyrillic}' (\\u0430da)\n" in text, text
+    assert f"\n  'peter', '{greek}' (\\u03a1eter)" in text, text
+    shown = table(_rows(out, None)).splitlines()
+    assert {line.split()[0] for line in shown[2:7]} == {"ada", "\\u0430da", "peter",
+                                                        "\\u03a1eter", "dee"}, shown
+
+
+@pytest.mark.fast
+def test_names_that_look_alike_across_scripts_read_alike_and_others_do_not():
+    """Unicode's skeleton (UTS #39) tells Latin letters from the letters of other scripts
+    drawn alike; names that only share letters, or whose letters differ to the eye, do not
+    read alike. Every character of the confusables table has a key (none loops)."""
+    from confusable_homoglyphs import confusables
+
+    alike = [("ada", "\u0430da"), ("ada", "\u0251da"), ("peter", "\u03a1eter"),
+             ("hans", "\u0397ans"), ("amold", "arnold"), ("ada1", "adal"),
+             ("\u0430\u0441\u0435", "ace"), ("Ada", "\u0430da")]
+    for one, other in alike:
+        assert discovery.look_alikes([one, other, "bob"]) == {one: (other,), other: (one,)}, \
+            (one, other)
+    apart = ["ada", "adb", "zoë", "zoe", "\u0434\u0430", "\u4e1c\u4eac", "bob", "b\u00f6b",
+             "kim", "\u043a\u0438\u043c"]
+    assert discovery.look_alikes(apart) == {}
+    assert discovery.look_alikes(["Ada", "ada", "\u0430da"])["Ada"] == ("ada", "\u0430da")
+    names = discovery.StudentNames((student, student) for student in ("ada", "bo"))
+    assert names.match("\u0430da") == discovery.NameMatch(alike=("ada",))
+    folders = discovery.output_folders(["ada", "\u0430da", "bo"])
+    assert folders["bo"] == "bo" and folders["ada"] != "ada" != folders["\u0430da"]
+    for character, glyphs in confusables.confusables_data.items():
+        for text in (character, *(glyph["c"] for glyph in glyphs)):
+            assert isinstance(discovery.confusable_key(text), str)
 
 
 @given(st.text(max_size=12), st.text(max_size=12))
@@ -662,7 +731,8 @@ def test_a_folder_left_by_an_earlier_run_is_named_in_the_summary(tmp_path):
 @given(st.lists(st.text(st.characters(blacklist_characters="/\x00",
                                       blacklist_categories=("Cs",)), min_size=1, max_size=90)
                 | st.sampled_from(["Ada", "ada", "ADA", "zoë", "zoe\u0308", "Straße",
-                                   "\u03aa\u0301", "\u0390", "\uff41\uff44\uff41"]),
+                                   "\u03aa\u0301", "\u0390", "\uff41\uff44\uff41",
+                                   "\u0430da", "\u0430d\u0430"]),
                 max_size=8))
 @settings(max_examples=200, deadline=None)
 def test_output_folders_are_short_distinct_on_any_disk_and_alike_in_every_order(names):
@@ -675,10 +745,12 @@ def test_output_folders_are_short_distinct_on_any_disk_and_alike_in_every_order(
 
     keys = [alike(folder) for folder in folders.values()]
     assert len(set(keys)) == len(keys), folders
-    looks = [discovery.alike_key(other) for other in names]  # to a disk or to the eye
+    def looks_unlike_the_others(name: str) -> bool:  # to a disk or to the eye
+        return all(key(other) != key(name) for key in discovery.ALIKE_KEYS
+                   for other in names if other != name)
+
     for name in names:
-        if len(name.encode()) <= discovery.FOLDER_BYTES and \
-                looks.count(discovery.alike_key(name)) == names.count(name):
+        if len(name.encode()) <= discovery.FOLDER_BYTES and looks_unlike_the_others(name):
             assert folders[name] == name  # a name that fits and reads like no other is kept
         else:
             assert folders[name] != name  # too long, or reads like another name: hashed

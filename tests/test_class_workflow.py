@@ -602,21 +602,22 @@ def test_an_exact_roster_name_wins_and_one_that_fits_several_students_goes_to_no
 @pytest.mark.fast
 def test_case_and_letter_forms_are_never_matched_but_the_warning_names_the_roster_s_name(
         tmp_path):
-    """`Ada` in the roster for the gradebook's ada, or fullwidth `ａｄａ`, may be another
-    student: never matched, and the warning that ada is not in the roster names them, in code
-    points where a terminal shows names alike. Nothing a name holds reaches it raw."""
-    wide = "\uff41\uff44\uff41"
-    rows, messages = exported(tmp_path, ["ada", "eve\x1b[2J"], ["Ada", wide, "EVE\x1b[2J"],
-                              fmt="canvas")
-    assert [rows[lms][5] for lms in ("100", "101", "102")] == ["", "", ""]
+    """`Ada` in the roster for the gradebook's ada, fullwidth `ａｄａ`, or `аda` with a
+    Cyrillic `а`, may be another student: never matched, and the warning that ada is not in
+    the roster names them, in code points where a terminal shows names alike. Nothing a name
+    holds reaches it raw."""
+    wide, cyrillic = "\uff41\uff44\uff41", "\u0430da"
+    rows, messages = exported(tmp_path, ["ada", "eve\x1b[2J"],
+                              ["Ada", wide, cyrillic, "EVE\x1b[2J"], fmt="canvas")
+    assert [rows[lms][5] for lms in ("100", "101", "102", "103")] == ["", "", "", ""]
+    hint = ("(a name that differs in case, in a letter's form or in a letter's script may be "
+            "another student's: write the folder name exactly)")
     assert messages == [
         "warning: 'ada' is in the gradebook but not in the roster; left out; it reads like "
-        "the roster's 'Ada', the roster's '\uff41\uff44\uff41' (\\uff41\\uff44\\uff41) (a "
-        "name that differs in case or in a letter's form may be another student's: write the "
-        "folder name exactly)",
+        f"the roster's 'Ada', the roster's '{cyrillic}' (\\u0430da), the roster's "
+        f"'\uff41\uff44\uff41' (\\uff41\\uff44\\uff41) {hint}",
         "warning: 'eve\\\\e[2J' (eve\\\\e[2J) is in the gradebook but not in the roster; left "
-        "out; it reads like the roster's 'EVE\\\\e[2J' (EVE\\e[2J) (a name that differs in "
-        "case or in a letter's form may be another student's: write the folder name exactly)"]
+        f"out; it reads like the roster's 'EVE\\\\e[2J' (EVE\\e[2J) {hint}"]
 
 
 @pytest.mark.fast
@@ -638,11 +639,11 @@ def test_a_roster_that_names_one_student_two_ways_or_two_students_one_way_is_a_w
         f"(Jose\\u0301), '{NFC}' (Jos\\u00e9)): each row gets the same points; fix the roster")
     assert [m for m in messages if "not in the roster" in m] == [
         "warning: \"''-ada\" is in the gradebook but not in the roster; left out; it reads "
-        "like the roster's \"'-ada\" (a name that differs in case or in a letter's form may "
-        "be another student's: write the folder name exactly)",
+        "like the roster's \"'-ada\" (a name that differs in case, in a letter's form or in "
+        "a letter's script may be another student's: write the folder name exactly)",
         "warning: \"'-ada\" is in the gradebook but not in the roster; left out; it reads "
-        "like the roster's \"'-ada\" (a name that differs in case or in a letter's form may "
-        "be another student's: write the folder name exactly)"]
+        "like the roster's \"'-ada\" (a name that differs in case, in a letter's form or in "
+        "a letter's script may be another student's: write the folder name exactly)"]
 
 
 # -- gradebook hygiene -------------------------------------------------------------------

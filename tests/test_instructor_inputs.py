@@ -194,19 +194,23 @@ def test_a_name_that_fits_several_folders_in_some_normal_form_goes_to_none():
 
 @pytest.mark.fast
 def test_case_and_letter_forms_are_never_guessed_but_the_warning_names_the_folder():
-    """`Ada` for the folder ada, or fullwidth `ａｄａ`, may be another student (both can be
-    folders of one class): never applied, and the warning names the folder it reads like, in
-    code points where the terminal shows names alike."""
+    """`Ada` for the folder ada, fullwidth `ａｄａ`, or `аda` with a Cyrillic `а`, may be
+    another student (each can be a folder of the class): never applied, and the warning names
+    the folder it reads like, in code points where the terminal shows names alike."""
     from autograder import overrides
 
     found = discovery.Discovery(students=["ada", "bo"], assignments=("schedules",),
                                 submissions=[])
     given = {(name, PARSE.notebook): overrides.Override(name, PARSE.notebook, 20.0, "hand")
-             for name in ("Ada", "\uff41\uff44\uff41")}
+             for name in ("Ada", "\uff41\uff44\uff41", "\u0430da")}
     said = io.StringIO()
     assert batch.match_overrides(found, given, said) == {}
     warnings = said.getvalue().splitlines()
-    assert len(warnings) == 2, warnings
+    assert len(warnings) == 3, warnings
+    assert warnings[2].startswith("warning: an override names '\u0430da' (\\u0430da), who is "
+                                  "not a student of this class"), warnings[2]
+    assert "it reads like 'ada' (a name that differs in case, in a letter's form or in a " \
+        "letter's script" in warnings[2], warnings[2]
     assert warnings[0].startswith("warning: an override names 'Ada', who is not a student of "
                                   "this class (their folder name, as in grades.csv); it reads "
                                   "like 'ada' (a name that differs in case"), warnings[0]

@@ -272,6 +272,11 @@ def test_student_ids_that_read_alike_are_named_and_the_rest_are_not():
                                    f"the student id '{wide}' (\\uff41\\uff44\\uff41):")
     assert all(sentence.isprintable() and sentence.count(": ") == 1 for sentence in sentences)
     assert look_alike_ids(["ada", "bob", NFC], ["Bo", "ZZ"]) == []
+    cyrillic = "\u0430da"  # a Cyrillic `а`: no case folding or normal form makes it Latin
+    assert look_alike_ids([cyrillic, "bob"], ["ada"]) == [
+        f"The student id '{cyrillic}' (\\u0430da) reads like the gradebook's student 'ada': "
+        "nbgrader grades it as a student of its own; Formgrader lists them as students that "
+        "read alike, so check that each is the right student"]
 
 
 @pytest.mark.fast
