@@ -154,31 +154,16 @@ class Summary:
 
 MAX_LISTED = 20
 NOT_GRADED = "not-graded.csv"
-# What grade-batch writes into DIR, and the instructor's own files that may sit there.
-WRITTEN = {"grades.csv", NOT_GRADED, "flags.csv", "students", shard_module.MANIFEST,
-           *shard_module.INPUTS}
 
 
-def _not_written_here(out: Path) -> str:
-    """The first entry of an existing --out folder that neither grade-batch writes nor an
-    instructor keeps there (a hidden file, what systems leave behind), or ""."""
-    try:
-        names = sorted(os.listdir(out))
-    except OSError:
-        return ""
-    return next((name for name in names if name not in WRITTEN
-                 and name not in discovery.IGNORED and not name.startswith(".")), "")
-
-
-def discover(submitted: Path, out: Path | None = None,
-             assignment: str | None = None) -> discovery.Discovery:
+def discover(submitted: Path, assignment: str | None = None) -> discovery.Discovery:
     submitted = Path(submitted)
     if not submitted.exists():
         raise BatchError(f"{submitted} does not exist")
     if not submitted.is_dir():
         raise BatchError(f"{submitted} is not a folder (expected {discovery.LAYOUT})")
     try:
-        return discovery.discover(submitted, out, assignment)
+        return discovery.discover(submitted, assignment)
     except discovery.LayoutError as error:
         raise BatchError(str(error)) from None
 
@@ -388,20 +373,11 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
                 overrides: dict | None = None,
                 shard: shard_module.Shard = shard_module.ALL) -> Summary:
     started = time.monotonic()
-    inside, within = os.path.realpath(out), os.path.realpath(submitted)
-    if inside == within or inside.startswith(within + os.sep) \
-            and os.path.dirname(inside) != within:
-        raise BatchError(f"--out {escape.terminal(out)} lies in {escape.terminal(submitted)} "
-                         "(the class folder itself, or a student's folder), where the grades "
-                         "would be read as submissions; write them beside the class")
-    if os.path.dirname(inside) == within and os.path.isdir(inside):
-        theirs = escape.terminal(discovery.readable_name(_not_written_here(Path(inside))))
-        if theirs:  # a student's folder, whom discovery would pass over as the output
-            raise BatchError(
-                f"--out {escape.terminal(out)} is a folder of {escape.terminal(submitted)} that "
-                f"holds {theirs}, which grade-batch does not write: it is a student's folder, "
-                "and that student would not be graded; write the grades beside the class")
-    whole = discover(submitted, out, assignment)
+    # Anywhere in the class, the output would be read as submissions, and an empty folder
+    # there may be a student's who has not submitted yet: it is refused, however it looks.
+    if shard_module.holding_class(out, [shard_module.class_folder(submitted)]):
+        raise BatchError(shard_module.inside_class("--out", out, submitted))
+    whole = discover(submitted, assignment)
     overrides = match_overrides(whole, overrides or {}, progress)
     policy = match_extensions(whole, policy, progress) if policy is not None else None
     found = in_shard(whole, shard)
@@ -415,14 +391,16 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
                               and (force or not s.saved_result(out).exists())),
                              options, jobs) as ahead:
         return _grade_batch(out, options, jobs, force, progress, prepare, found, shard, policy,
-                            overrides, started, ahead, shard_module.class_digest(whole.students))
+                            overrides, started, ahead, shard_module.class_digest(whole.students),
+                            shard_module.class_folder(submitted))
 
 
 def _grade_batch(out: Path, options: grading.Options, jobs: int, force: bool, progress: TextIO,
                  prepare: Callable[[tuple], object], found: discovery.Discovery,
                  shard: shard_module.Shard, policy: deadlines.Policy | None,
                  overrides: dict | None, started: float,
-                 ahead: dict[Path, runner.Started], whole: dict[str, object]) -> Summary:
+                 ahead: dict[Path, runner.Started], whole: dict[str, object],
+                 class_folder: str) -> Summary:
     submissions = found.submissions
     graders: dict[Exercise | None, str] = {}
     results: dict[Submission, NotebookResult] = {}
@@ -497,7 +475,8 @@ def _grade_batch(out: Path, options: grading.Options, jobs: int, force: bool, pr
     write_outputs(out, found, results, policy, overrides, summary)
     shard_module.write_manifest(out, shard, {e.notebook: graders.get(e) or fingerprint(options, e)
                                              for e in found.exercises}, found.students,
-                                shard_module.policy_digest(policy, overrides), whole)
+                                shard_module.policy_digest(policy, overrides), whole,
+                                [class_folder])
     summary.not_graded = [f"{s.file or s.student}: {s.reason}"
                           for s in found.skipped + found.flagged]
     summary.seconds = time.monotonic() - started

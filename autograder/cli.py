@@ -315,6 +315,12 @@ def _export(args: argparse.Namespace) -> int:
         if not sep or not title:
             raise UsageError(f"--title {given}: write ASSIGNMENT=COLUMN")
         titles[assignment] = title
+    out = args.out or args.folder / ("export-canvas.csv" if args.format == "canvas"
+                                     else "export.csv")
+    # Every student's grades, never among the submissions the gradebook was graded from.
+    inside = shard.holding_class(out, shard.class_folders(args.folder))
+    if inside:
+        raise UsageError(shard.inside_class("--out" if args.out else "the export", out, inside))
     try:
         text, messages = export.export(args.folder, args.format, args.roster, args.missing,
                                        titles)
@@ -322,8 +328,6 @@ def _export(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     for message in messages:  # `warning: ...` or `note: ...`
         print(escape.terminal(message), file=sys.stderr)
-    out = args.out or args.folder / ("export-canvas.csv" if args.format == "canvas"
-                                     else "export.csv")
     report.write_atomic(out, text)
     print(f"wrote {out}")
     return 0

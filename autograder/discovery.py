@@ -571,8 +571,7 @@ def _walk(folder: Path, depth: int = 0, budget: list[int] | None = None):
             yield Path(entry.path), "file", link
 
 
-def discover(submitted: Path, out: Path | None = None,
-             assignment: str | None = None) -> Discovery:
+def discover(submitted: Path, assignment: str | None = None) -> Discovery:
     """The class in `submitted`: what to grade, and everything else with a reason.
 
     `assignment` grades only that assignment; by default every assignment that at least one
@@ -583,15 +582,13 @@ def discover(submitted: Path, out: Path | None = None,
                           f"(expected one of {', '.join(ASSIGNMENTS)})")
     only = match_assignment(assignment) if assignment else None
     _check_top(submitted)
-    skip = os.path.realpath(out) if out else None
     students: dict[str, Path] = {}
     skipped: list[Skipped] = []
     flagged: list[Skipped] = []
     candidates: dict[tuple[str, Exercise], list[_Candidate]] = {}
 
     entries = [entry for entry in sorted(submitted.iterdir())  # Jupyter's, the Finder's
-               if not (entry.name in IGNORED and entry.name.startswith("."))
-               and not (skip and os.path.realpath(entry) == skip)]
+               if not (entry.name in IGNORED and entry.name.startswith("."))]
     for entry in [entry for entry in entries if entry.name.startswith(".")]:
         entries.remove(entry)
         if entry.is_dir():  # a hidden file (.gitignore) is nobody's work

@@ -23,9 +23,11 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from . import escape
 
 MANIFEST = "batch.json"
 # Environment variables that hold a task's index (0-based) on the engines we document.
@@ -114,15 +116,51 @@ def class_digest(students: list[str]) -> dict[str, object]:
 
 def write_manifest(out: Path, shard: Shard, fingerprints: Mapping[str, str],
                    students: list[str], policy: str = "",
-                   whole: dict[str, object] | None = None) -> None:
+                   whole: dict[str, object] | None = None,
+                   classes: Iterable[str] = ()) -> None:
     """Record how `out` was graded, for merge; `whole` is the `class_digest` of the class the
-    shard was cut from (by default, `students` are the whole class)."""
+    shard was cut from (by default, `students` are the whole class), and `classes` the class
+    folders it was graded from (`class_folder`), where merge and export never write."""
     from .report import write_atomic
 
     data = {"shard": str(shard), "fingerprints": dict(sorted(fingerprints.items())),
             "policy": policy, "students": sorted(students),
-            "class": whole if whole is not None else class_digest(students)}
+            "class": whole if whole is not None else class_digest(students),
+            "class_folders": sorted(set(classes))}
     write_atomic(Path(out) / MANIFEST, json.dumps(data, indent=1, ensure_ascii=True) + "\n")
+
+
+def class_folder(submitted: Path) -> str:
+    """How a manifest records the class folder a batch read: its real path."""
+    return os.path.realpath(submitted)
+
+
+def class_folders(folder: Path) -> list[str]:
+    """The class folders that the output folder `folder` was graded from, as its manifest
+    records them; none when it has no readable manifest, or one written before they were
+    recorded."""
+    try:
+        found = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
+        recorded = found.get("class_folders", []) if isinstance(found, dict) else []
+    except (OSError, ValueError):
+        return []
+    return [path for path in recorded if isinstance(path, str) and os.path.isabs(path)] \
+        if isinstance(recorded, list) else []
+
+
+def holding_class(path: Path, classes: Iterable[str]) -> str:
+    """The class folder among `classes` that `path` is, or lies in (through any link); ""."""
+    target = os.path.realpath(path)
+    return next((folder for folder in classes if target == folder
+                 or target.startswith(folder.rstrip(os.sep) + os.sep)), "")
+
+
+def inside_class(option: str, path: Path, folder: Path | str) -> str:
+    """The one sentence that refuses `option` (`--out`) at `path`, in the class `folder`."""
+    return (f"{option} {escape.terminal(path)} lies in the class folder "
+            f"{escape.terminal(folder)}, where what it writes would be read as a student's "
+            "submission (an empty folder there may be a student's who has not submitted yet); "
+            "write it beside the class folder")
 
 
 def _read_manifest(folder: Path) -> dict:
@@ -212,6 +250,9 @@ def _check_merge_target(out: Path, folders: list[Path]) -> None:
     merged files are then replaced; never a shard folder, nor a folder inside one."""
     if out.exists() and not out.is_dir():
         raise ShardError(f"{out} is not a folder; merge into a folder")
+    classes = holding_class(out, [path for folder in folders for path in class_folders(folder)])
+    if classes:
+        raise ShardError(inside_class("--out", out, classes))
     target = out.resolve()
     for folder in folders:
         shard = folder.resolve()
@@ -275,5 +316,6 @@ def _merge_into(folders: list[Path], manifests: list[dict], out: Path) -> int:
     students = sorted({s for manifest in manifests for s in manifest["students"]})
     fingerprints = {k: v for m in manifests for k, v in m["fingerprints"].items()}
     write_manifest(out, ALL, fingerprints, students, str(manifests[0].get("policy", "")),
-                   manifests[0].get("class"))
+                   manifests[0].get("class"),
+                   [path for folder in folders for path in class_folders(folder)])
     return len(students)

@@ -273,37 +273,65 @@ def test_a_damaged_gradebook_is_one_sentence_in_export_and_gradebook(tmp_path, d
     assert "not a gradebook written by grade-batch" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("where", ["the class", "a student's folder"])
-def test_an_output_folder_inside_the_class_is_refused(tmp_path, where):
-    submitted = tmp_path / "submitted"
-    fixtures.place(submitted, "ada", PARSE, fixtures.honest_submission(PARSE))
-    out = submitted if where == "the class" else submitted / "ada" / "schedules" / "graded"
-    done = grade_batch(submitted, out, "--sandbox", "off")
+def _refusal(done: subprocess.CompletedProcess, submitted: Path) -> str:
+    """The one sentence that refused an output in the class folder `submitted`."""
     assert done.returncode == 2, done.stderr[-2000:]
     said = [line for line in done.stderr.splitlines() if not line.startswith("warning:")]
-    assert len(said) == 1 and "where the grades would be read as submissions" in said[0], said
-    beside = grade_batch(submitted, submitted / "graded", "--sandbox", "off")  # skipped, as before
-    assert beside.returncode == 0, beside.stderr[-2000:]
+    assert len(said) == 1 and f"lies in the class folder {submitted}, where what it writes " \
+        "would be read as a student's submission" in said[0], said
+    return said[0]
 
 
-def test_an_output_folder_that_is_a_student_s_folder_is_refused(tmp_path):
-    """`--out submitted/ada`, ada being a student: discovery passes over the output folder,
-    so ada would have had no row anywhere. It is refused in one sentence; an output folder in
-    the class that holds only what grade-batch wrote is used again, as before."""
+@pytest.mark.parametrize("where", ["", "ada", "empty", "graded", "ada/schedules/graded"])
+def test_an_output_folder_anywhere_in_the_class_is_refused(tmp_path, where):
+    """The class folder itself, a student's folder (`--out submitted/ada`), an empty folder
+    in the class (a student who has not submitted yet: it was taken for the output without a
+    word, and that student had no row), a new folder in it, or a folder inside a student's:
+    each is refused in one sentence, and nothing is written into the class."""
     submitted = tmp_path / "submitted"
     for student in ("ada", "bo"):
         fixtures.place(submitted, student, PARSE, fixtures.honest_submission(PARSE))
-    done = grade_batch(submitted, submitted / "ada", "--sandbox", "off")
-    assert done.returncode == 2, done.stderr[-2000:]
-    said = [line for line in done.stderr.splitlines() if not line.startswith("warning:")]
-    assert len(said) == 1 and "holds schedules, which grade-batch does not write: it is a " \
-        "student's folder, and that student would not be graded" in said[0], said
-    assert not (submitted / "ada" / "grades.csv").exists()
+    (submitted / "empty").mkdir()
+    before = sorted(path.relative_to(submitted) for path in submitted.rglob("*"))
+    _refusal(grade_batch(submitted, submitted / where, "--sandbox", "off"), submitted)
+    assert sorted(path.relative_to(submitted) for path in submitted.rglob("*")) == before
+
+
+def test_merge_and_export_never_write_into_the_class_their_grades_come_from(tmp_path):
+    """Each shard's batch.json records the class folder it was graded from: `merge --out` and
+    `export --out` in it (an empty student folder, a student's assignment folder, where every
+    student's grades would sit among one student's files) are refused in one sentence; beside
+    the class both work, and so does grade-batch again into its own folder."""
+    submitted = tmp_path / "submitted"
+    for student in ("ada", "bo", "cy"):
+        fixtures.place(submitted, student, PARSE, fixtures.honest_submission(PARSE))
+    (submitted / "empty").mkdir()
+    for part in (1, 2):
+        done = grade_batch(submitted, tmp_path / f"part{part}", "--sandbox", "off",
+                           "--shard", f"{part}/2")
+        assert done.returncode == 0, done.stderr[-2000:]
+    before = sorted(path.relative_to(submitted) for path in submitted.rglob("*"))
+
+    def command(*arguments: str | Path) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "autograder", *map(str, arguments)],
+                              cwd=REPOSITORY, capture_output=True, text=True, timeout=300)
+
+    shards = (tmp_path / "part1", tmp_path / "part2")
+    _refusal(command("merge", *shards, "--out", submitted / "empty"), submitted)
+    merged = tmp_path / "graded"
+    assert command("merge", *shards, "--out", merged).returncode == 0
+    spot = submitted / "ada" / "schedules" / "export.csv"
+    assert "--out " in _refusal(command("export", merged, "--out", spot), submitted)
+    assert sorted(path.relative_to(submitted) for path in submitted.rglob("*")) == before
+    done = command("export", merged, "--out", tmp_path / "export.csv")
+    assert done.returncode == 0, done.stderr
+    assert export.read_gradebook(merged) == {"ada": {"schedules": 25.0},
+                                             "bo": {"schedules": 25.0},
+                                             "cy": {"schedules": 25.0},
+                                             "empty": {"schedules": None}}
     for _ in range(2):  # the second run finds the first one's files in its output folder
-        again = grade_batch(submitted, submitted / "graded", "--sandbox", "off")
+        again = grade_batch(submitted, tmp_path / "part1", "--sandbox", "off", "--shard", "1/2")
         assert again.returncode == 0, again.stderr[-2000:]
-    assert export.read_gradebook(submitted / "graded") == {"ada": {"schedules": 25.0},
-                                                           "bo": {"schedules": 25.0}}
 
 
 def test_a_gradescope_bundle_is_not_written_over_a_folder(tmp_path):
