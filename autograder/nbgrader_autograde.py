@@ -43,8 +43,10 @@ replacements that make nbgrader's gradebook carry the scores of `python -m autog
   unescaped; a name that is not UTF-8) is not graded, with one sentence in the log, and
   neither is a hidden folder (`.ada`), which nbgrader would pass over in silence; of the files
   beside the notebooks, only regular files of the student's own are copied into `autograded/`
-  and `feedback/` (never what a link points to: a solution, the gradebook, `/dev/zero`), up to
-  MAX_COPIED_BYTES and MAX_COPIED_FILES per submission, the rest named in the log; and
+  (never what a link points to: a solution, the gradebook, `/dev/zero`), up to
+  MAX_COPIED_BYTES and MAX_COPIED_FILES per submission, the rest named in the log, and into
+  `feedback/` only nbgrader's own BOOKKEEPING beside the pages it generates (a student's
+  `index.html` would pass for the course's feedback), the rest named in the log; and
   `timestamp.txt` is read only as a small regular file, and text in it that names no time
   fails that submission in one sentence (never quoted raw in nbgrader's log). `nbgrader
   autograde` also warns, in one sentence each, of a student id not in Unicode's normal form
@@ -467,6 +469,10 @@ MAX_COPIED_BYTES = 50 * 2**20
 MAX_COPIED_FILES = MAX_ENTRIES
 MAX_NAMES_SHOWN = 5  # of the files left out, in the log's one sentence
 TIMESTAMP_BYTES = 1024
+# What nbgrader keeps beside a submission's notebooks for itself, and reads back from the
+# feedback folder (`nbgrader release_feedback`): the only files, besides the pages it
+# generates from the notebooks, that `generate_feedback` puts into feedback/.
+BOOKKEEPING = frozenset({"timestamp.txt", "submission_secret.txt"})
 
 
 def student_id_problem(student_id: str) -> str | None:
@@ -597,12 +603,15 @@ def _copy_own_files(converter: BaseConverter, assignment_id: str, student_id: st
     solution, the gradebook, /dev/zero), a device or a pipe is left out with a warning. Files
     are copied by name while they fit in MAX_COPIED_BYTES and MAX_COPIED_FILES per submission
     (sizes as the file system states them, so a sparse file counts whole); the rest are named
-    in one sentence of the log."""
+    in one sentence of the log. Into feedback/ only nbgrader's BOOKKEEPING is copied
+    (`_feedback_files`)."""
     source = converter._format_source(assignment_id, student_id)
     dest = converter._format_dest(assignment_id, student_id)
     budget, copied, left_bytes, left_out = MAX_COPIED_BYTES, 0, 0, []
-    for filename in sorted(utils.find_all_files(source,
-                                                converter.coursedir.ignore + ["*.ipynb"])):
+    found = sorted(utils.find_all_files(source, converter.coursedir.ignore + ["*.ipynb"]))
+    if isinstance(converter, GenerateFeedback):
+        found = _feedback_files(converter, source, dest, found)
+    for filename in found:
         try:
             status = os.lstat(filename)
         except OSError:
@@ -633,6 +642,29 @@ def _copy_own_files(converter: BaseConverter, assignment_id: str, student_id: st
             safe_text(os.path.relpath(dest, root), 300), left_bytes / 2**20,
             MAX_COPIED_BYTES // 2**20, MAX_COPIED_FILES, names,
             f" and {more:,} more" if more > 0 else "")
+
+
+def _feedback_files(converter: BaseConverter, source: str, dest: str,
+                    found: list[str]) -> list[str]:
+    """Of the files beside a submission's notebooks (`found`), those `generate_feedback` copies
+    into feedback/: nbgrader's own BOOKKEEPING, which release_feedback reads. A student's own
+    files (an `index.html`, a `02_cron_matches.html` for a notebook they did not submit, a
+    script) would sit beside the course's feedback pages, be released with them and served as
+    the course's feedback; they are left out, named in one sentence of the log."""
+    kept = [name for name in found if os.path.relpath(name, source) in BOOKKEEPING]
+    left_out = [os.path.relpath(name, source) for name in found if name not in kept]
+    if left_out:
+        root = converter.coursedir.root
+        more = len(left_out) - MAX_NAMES_SHOWN
+        converter.log.warning(
+            "Not copying %d files beside the notebooks of %s into %s: feedback holds only the "
+            "pages generated from the notebooks, so that no file of a student's passes for the "
+            "course's feedback; left out: %s%s", len(left_out),
+            safe_text(os.path.relpath(source, root), 300),
+            safe_text(os.path.relpath(dest, root), 300),
+            ", ".join(safe_text(name, 100) for name in left_out[:MAX_NAMES_SHOWN]),
+            f" and {more:,} more" if more > 0 else "")
+    return kept
 
 
 class PrintableLog(logging.Filter):

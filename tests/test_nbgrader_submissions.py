@@ -14,7 +14,8 @@ so in a temporary course whose class holds:
 
 - students whose folder names nbgrader would mishandle: a line break (nbgrader stopped the
   whole batch there), a terminal escape, HTML (Formgrader showed it as markup), a name that is
-  not UTF-8, and a hidden `.late` (passed over in silence); `zz`, honest, sorts after them;
+  not UTF-8, and a hidden `.late` (passed over in silence); `zz`, honest, sorts after them,
+  and hands in pages of its own beside the notebook (`index.html`, a `02_cron_matches.html`);
 - pipe: 01 is a named pipe (nbgrader waited on it for ever);
 - ansi: honest, with an added grade cell whose grade_id is terminal escapes; ctype: honest,
   whose grade cell's type is terminal escapes (nbformat's validation error named it raw);
@@ -27,7 +28,8 @@ so in a temporary course whose class holds:
 ada, bo, zz, ansi, ctype and attach earn their points (bo on time), mallory, `ad[a]` and the other
 names nbgrader would mishandle are refused with a reason and earn nothing, and so is stamp
 (nbgrader reads no time in its timestamp.txt), the pipe earns 0,
-nothing a link points to reaches `autograded/` or `feedback/`, no terminal escape reaches
+nothing a link points to reaches `autograded/` or `feedback/`, no student's own file reaches
+`feedback/` (only the generated pages and nbgrader's own files), no terminal escape reaches
 the log, and the log names the ids that read alike.
 """
 
@@ -72,6 +74,12 @@ MISHANDLED = ("new\nline", "esc\x1b[31mred", "<img src=x onerror=alert(1)>",
               os.fsdecode(b"zo\xeb"))
 ESCAPES = "\x1b[2J\x1b[31mFAKE: all students 0 points\x1b[0m"
 FORMULAS = ("=2+5", "@SUM(A1)", "ada,,,,0,0,0,50")
+# Files zz hands in beside the notebook: pages that would pass for the course's feedback (one
+# for a notebook zz did not submit), and what nbgrader itself keeps beside a submission.
+SPOOFS = {"index.html": "<script>fetch('/api/terminals', {method: 'POST'})</script>",
+          "02_cron_matches.html": "<h1>Feedback: 25 / 25</h1>",
+          f"{ESCAPES}.html": "<p>a name with terminal escapes</p>", "notes.txt": "mine",
+          "timestamp.txt": "2026-03-01 12:00:00.000000 UTC", "submission_secret.txt": "s3cret"}
 NFD, NFC = "Jose\u0301", "Jos\u00e9"  # `José` as a zip made on a Mac holds it, and as typed
 
 pytestmark = pytest.mark.skipif(not isolation.bwrap_works(),
@@ -118,12 +126,15 @@ def course(tmp_path_factory) -> Path:
     os.symlink("../ada/schedules", submitted / "mallory" / "schedules")
     for name, target in LINKS.items():
         os.symlink(target, submitted / "leaky" / "schedules" / name)
+    for name, text in SPOOFS.items():
+        (submitted / "zz" / "schedules" / name).write_text(text)
     for student in (NFC, "ZZ"):
         added = nbgrader(course, "db", "student", "add", student, "--log-level=WARN")
         assert added.returncode == 0, added.stderr[-3000:]
     autograde = nbgrader(course, "autograde", "schedules", "--log-level=WARN")
     feedback = nbgrader(course, "generate_feedback", "schedules", "--log-level=WARN")
     assert feedback.returncode == 0, feedback.stderr[-3000:]
+    (course / "feedback.log").write_text(feedback.stderr)
     export = nbgrader(course, "export", "--log-level=WARN")
     assert export.returncode == 0, export.stderr[-3000:]
     return course, autograde
@@ -249,6 +260,31 @@ def test_nothing_a_link_points_to_is_copied_into_autograded_or_feedback(course):
     assert "Not copying" in autograde.stderr and "data.csv" in autograde.stderr
     with open(course / "gradebook.db", "rb") as handle:
         assert handle.read(16) == b"SQLite format 3\x00"  # the gradebook is still a gradebook
+
+
+def test_only_the_course_s_own_feedback_and_nbgrader_s_files_reach_feedback(course):
+    """zz handed in an `index.html`, a `02_cron_matches.html` for a notebook they did not
+    submit, a page whose name holds terminal escapes and a text file: nbgrader copied them into
+    feedback/, where release_feedback releases every page and a server serves them as the
+    course's feedback. feedback/ now holds the generated page and nbgrader's own timestamp and
+    secret (release_feedback reads them), and one escaped sentence of the log names what was
+    left out; autograded/ keeps the student's files for the instructor."""
+    course, _ = course
+    folder = course / "feedback" / "zz" / "schedules"
+    assert sorted(path.name for path in folder.iterdir()) == [
+        f"{PARSE.notebook}.html", "submission_secret.txt", "timestamp.txt"]
+    assert set(SPOOFS) <= {path.name for path in (course / "autograded" / "zz" / "schedules")
+                           .iterdir()}
+    log = (course / "feedback.log").read_text()
+    said = [line for line in log.splitlines() if "Not copying" in line and "zz" in line]
+    assert len(said) == 1, log[-3000:]
+    assert said[0].endswith(
+        "Not copying 4 files beside the notebooks of autograded/zz/schedules into "
+        "feedback/zz/schedules: feedback holds only the pages generated from the notebooks, so "
+        "that no file of a student's passes for the course's feedback; left out: "
+        "\\x1b[2J\\x1b[31mFAKE: all students 0 points\\x1b[0m.html, 02_cron_matches.html, "
+        "index.html, notes.txt"), said
+    assert "\x1b" not in log
 
 
 def test_a_timestamp_that_is_a_link_counts_as_none(course):
