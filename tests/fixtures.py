@@ -28,7 +28,13 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.reference import REPOSITORY, is_answer_cell, nbgrader_meta, source_notebook
+from autograder.reference import (
+    REPOSITORY,
+    SOLUTIONS,
+    is_answer_cell,
+    nbgrader_meta,
+    source_notebook,
+)
 from autograder.rubric import Exercise, exercise_for
 
 RELEASE = REPOSITORY / "notebooks"
@@ -110,6 +116,47 @@ def reference_answers(exercise: Exercise) -> dict[str, str]:
 
 def released_notebook(exercise: Exercise) -> nbformat.NotebookNode:
     return nbformat.read(RELEASE / exercise.path, as_version=4)
+
+
+def run_source_notebook(exercise: Exercise, until: str | None = None) -> dict:
+    """Run the source notebook's code cells in this process, in order, in its own folder and
+    with matplotlib's Agg backend: every cell but the grade cells and the timing cells (tagged
+    `nbval-ignore-output`), up to and including the cell whose grade_id is `until` (all of
+    them without it). Returns the names the cells defined, with `figures` (every figure they
+    drew) and `figures_of` (the figures each cell drew, by grade_id)."""
+    import os
+    import warnings
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    notebook = source_notebook(exercise)
+    names: dict = {"__name__": "__main__"}
+    figures_of: dict[str, list] = {}
+    here = os.getcwd()
+    os.chdir(SOLUTIONS / exercise.assignment)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # plt.show() on Agg warns that it shows nothing
+            for cell in notebook.cells:
+                grade_id = nbgrader_meta(cell).get("grade_id", "")
+                if (cell.cell_type != "code" or grade_id.startswith("test_")
+                        or "nbval-ignore-output" in cell.metadata.get("tags", [])):
+                    continue
+                before = set(plt.get_fignums())
+                exec(compile(cell.source, grade_id, "exec"), names)
+                figures_of[grade_id] = [plt.figure(n) for n in plt.get_fignums() if n not in before]
+                if grade_id == until:
+                    break
+            else:
+                assert until is None, f"{exercise.notebook} has no code cell {until!r}"
+    finally:
+        os.chdir(here)
+    names["figures"] = [figure for drawn in figures_of.values() for figure in drawn]
+    names["figures_of"] = figures_of
+    return names
 
 
 def build_submission(exercise: Exercise, answers: dict[str, str] | None = None,

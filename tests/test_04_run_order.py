@@ -2,18 +2,15 @@
 
 import copy
 import json
-import os
 import random
-import warnings
 from itertools import pairwise
 from pathlib import Path
 
 import fixtures
-import nbformat
 import networkx as nx
 import pytest
 
-from autograder.reference import REPOSITORY, SOLUTIONS, namespace, nbgrader_meta
+from autograder.reference import REPOSITORY, namespace
 from autograder.rubric import exercise_for
 from autograder.suites import run_order as suite
 
@@ -183,28 +180,9 @@ def test_the_trading_jobs_file_is_a_dag_the_suite_uses(repository):
 @pytest.fixture(scope="module")
 def notebook_namespace():
     """Run the source notebook's cells in order, except the grade cell and the timing cell."""
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    notebook = nbformat.read(SOLUTIONS / EXERCISE.path, as_version=4)
-    names: dict = {"__name__": "__main__"}
-    here = os.getcwd()
-    os.chdir(SOLUTIONS / EXERCISE.assignment)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # plt.show() on Agg warns that it shows nothing
-            for cell in notebook.cells:
-                grade_id = nbgrader_meta(cell).get("grade_id", "")
-                if (cell.cell_type != "code" or grade_id.startswith("test_")
-                        or "nbval-ignore-output" in cell.metadata.get("tags", [])):
-                    continue
-                exec(compile(cell.source, grade_id, "exec"), names)
-    finally:
-        os.chdir(here)
-    names["figures"] = [plt.figure(number) for number in plt.get_fignums()]
-    yield names
+    yield fixtures.run_source_notebook(EXERCISE)
     plt.close("all")
 
 
