@@ -1,0 +1,42 @@
+"""What a reader sees in the source notebooks' figures: drawn in this process with Agg from the
+notebooks' own cells, then measured. A figure can have a title, labels and the right colours
+and still hide its point: a burst drawn under the axis, a label cut off by the frame, two panels
+side by side whose same colour means different numbers."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import fixtures
+import matplotlib
+import pytest
+
+from autograder.rubric import exercise_for
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
+
+
+def draw(notebook_name: str, grade_id: str) -> tuple[dict, list]:
+    """Run the source notebook's code cells up to and including the cell `grade_id`; return
+    the names they define and the figures that cell drew."""
+    names = fixtures.run_source_notebook(exercise_for(notebook_name), until=grade_id)
+    drawn = names["figures_of"][grade_id]
+    assert drawn, f"{notebook_name}, {grade_id}: the cell drew no figure"
+    return names, drawn
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def test_02_the_two_week_panels_give_one_count_one_colour():
+    _, (figure,) = draw("02_cron_matches", "code_b9a1f057")
+    images = [image for ax in figure.axes for image in ax.images]
+    assert len(images) == 2, "the figure has a week grid on the left and one on the right"
+    scales = {(image.norm.vmin, image.norm.vmax, image.get_cmap().N) for image in images}
+    assert len(scales) == 1, (
+        f"the two panels colour their counts on different scales {sorted(scales)}: a single run "
+        "would be pale on one side and dark on the other")
