@@ -40,3 +40,12 @@ def test_02_the_two_week_panels_give_one_count_one_colour():
     assert len(scales) == 1, (
         f"the two panels colour their counts on different scales {sorted(scales)}: a single run "
         "would be pale on one side and dark on the other")
+
+
+def test_03_the_week_timeline_shows_mondays_midnight_run_whole():
+    names, (figure,) = draw("03_next_run", "code_e1600715")
+    first = min(run for runs in names["week_runs"].values() for run in runs)
+    assert first == datetime(2025, 6, 2, 0, 0)
+    left, _ = figure.axes[0].get_xlim()
+    assert left < matplotlib.dates.date2num(first), (
+        "the first run sits on the left edge of the axes, half hidden by it")
