@@ -49,3 +49,12 @@ def test_03_the_week_timeline_shows_mondays_midnight_run_whole():
     left, _ = figure.axes[0].get_xlim()
     assert left < matplotlib.dates.date2num(first), (
         "the first run sits on the left edge of the axes, half hidden by it")
+
+
+def test_05_the_burst_at_zero_seconds_is_right_of_each_panels_edge():
+    _, (figure,) = draw("05_backoff_delays", "code_789c7299")
+    for ax in figure.axes:
+        left, _ = ax.get_xlim()
+        assert left < 0, (
+            f"{ax.get_title(loc='left')!r}: the panel starts at {left} s, so the window of the "
+            "500 first requests (0 to 0.1 s) is drawn under the vertical axis")
