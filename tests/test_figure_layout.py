@@ -58,3 +58,20 @@ def test_05_the_burst_at_zero_seconds_is_right_of_each_panels_edge():
         assert left < 0, (
             f"{ax.get_title(loc='left')!r}: the panel starts at {left} s, so the window of the "
             "500 first requests (0 to 0.1 s) is drawn under the vertical axis")
+
+
+def test_06_every_bar_label_stands_clear_of_the_axes_frame():
+    _, (figure,) = draw("06_append_if_new", "code_24bc19e9")
+    renderer = figure.canvas.get_renderer()
+    figure.draw(renderer)
+    labelled = [ax for ax in figure.axes if ax.texts]
+    assert labelled, "the ledger bars carry their counts as labels"
+    for ax in labelled:
+        frame = ax.get_window_extent(renderer)
+        for text in ax.texts:
+            box = text.get_window_extent(renderer)
+            # At least half the label's height between it and the top of the frame: a label
+            # that touches the frame line is read as part of it.
+            assert frame.y0 <= box.y0 and box.y1 + box.height / 2 <= frame.y1, (
+                f"the label {text.get_text()!r} of {ax.get_title()!r} touches the top of the "
+                "axes' frame")
