@@ -195,3 +195,14 @@ def test_the_replayed_day_has_every_event_the_timeline_shows(ns):
         11.0: ["gap"], 12.0: ["succeeded"]}
     assert names["states"] == [("FAILED", 1), ("SUCCEEDED", 5)]
     assert names["gap_rows"] == 3
+
+
+def test_the_replayed_day_is_printed_in_clock_time(ns, capsys):
+    names = dict(ns)
+    exec(narrative_cell("RAW = (DATA"), names)
+    capsys.readouterr()
+    exec("import tempfile\n" + narrative_cell("def simulate_day"), names)
+    lines = capsys.readouterr().out.splitlines()
+    recovered = next(line for line in lines if "recovered" in line)
+    assert recovered.split()[:2] == ["08:25", "07:00-08:00"], (
+        f"the recovery at 08:25 UTC of the 07:00-08:00 window is printed as {recovered!r}")
