@@ -139,3 +139,20 @@ def test_without_data_the_capstone_says_where_data_belongs(tmp_path):
     message = failures[0][1].get("message", "")
     assert failures[0][1]["raised"] == "FileNotFoundError"
     assert "put the data/ folder next to notebooks/" in message
+
+
+def test_a_cron_matches_that_answers_1_for_true_is_told_to_return_the_bool():
+    """"Return `True` ... and `False` otherwise": 1 equals True, so a student who returns it
+    sees the two printed alike unless the self-check says which type came back."""
+    exercise = next(e for e in EXERCISES if e.notebook == "02_cron_matches")
+    notebook = fixtures.honest_submission(exercise)
+    answer = next(cell for cell in notebook.cells if "def cron_matches(" in cell.source
+                  and nbgrader_meta(cell).get("solution"))
+    answer.source += ("\n\n_matches = cron_matches\n\n\ndef cron_matches(expression, when):\n"
+                      "    return int(_matches(expression, when))\n")
+    items = [item.grade_id for item in exercise.items]
+    failed = failed_selfchecks(notebook, exercise, items)
+    messages = [text for cells in failed.values() for text in cells.values()]
+    assert messages, "a cron_matches that answers 1 and 0 passed every self-check"
+    assert any("got 1 (int, which equals True: return the bool True itself)" in text
+               for text in messages), messages
