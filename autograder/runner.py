@@ -35,6 +35,12 @@ SANDBOX_UIDS = range(200_000, 1_200_000)
 OUTPUT_CAP = 64 * 1024  # bytes of student stdout and of stderr kept per notebook
 RESULTS_CAP = 16 * 1024 * 1024  # bytes of events read from the worker
 EVENT_CAP = 1024 * 1024  # one event line longer than this is ignored
+# JSON values (containers, items and keys) read from one run's events, counted before parsing
+# as a line's brackets, commas and colons (an upper bound). Each costs the grader up to about
+# 70 bytes however short its text (16 MiB of "[[[[]]]]" returned by a graded function became
+# 8 million lists, 800 MiB and 14 s of the grader's CPU), so this keeps one notebook's results
+# to about 70 MiB; an honest notebook sends at most about 50,000.
+VALUES_CAP = 1_000_000
 START_GRACE = 1.0  # seconds for starting the sandbox, not counted against the notebook
 
 
@@ -65,7 +71,8 @@ class RunResult:
     timed_out: bool = False
     returncode: int | None = None
     elapsed: float = 0.0
-    dropped_events: int = 0  # lines that were too long, not JSON, or past the cap
+    dropped_events: int = 0  # lines that were too long, not JSON, or past the caps
+    cut: bool = False  # more results than RESULTS_CAP or VALUES_CAP: the rest was not read
 
     @property
     def finished(self) -> bool:
@@ -277,7 +284,7 @@ def run(job: protocol.Job, limits: Limits, isolation: Isolation,
     result.stdout = stdout.kept.decode("utf-8", "replace")
     result.stderr = stderr.kept.decode("utf-8", "replace")
     result.stdout_bytes, result.stderr_bytes = stdout.total, stderr.total
-    result.events, result.dropped_events = _parse_events(events)
+    result.events, result.dropped_events, result.cut = _parse_events(events)
     return result
 
 
@@ -337,19 +344,28 @@ def _pump(process: subprocess.Popen, payload: bytes, results_fd: int,
     return False
 
 
-def _parse_events(sink: _Sink) -> tuple[list[dict], int]:
-    """Untrusted JSON lines to event dicts; anything malformed is counted, never raised."""
+def _parse_events(sink: _Sink) -> tuple[list[dict], int, bool]:
+    """Untrusted JSON lines to event dicts, and how many were dropped: anything malformed is
+    counted, never raised. True when the lines went past RESULTS_CAP or VALUES_CAP, whose
+    rest is dropped unread."""
     events, dropped = [], 0
-    lines = bytes(sink.kept).split(b"\n")
-    if sink.total > len(sink.kept):
+    lines = sink.kept.split(b"\n")
+    cut = sink.total > len(sink.kept)
+    if cut:
         lines.pop()  # the cut-off line
         dropped += 1
-    for line in lines:
+    values = 0
+    for index, line in enumerate(lines):
         if not line.strip():
             continue
         if len(line) > EVENT_CAP:
             dropped += 1
             continue
+        values += 1 + sum(map(line.count, (b"[", b"{", b",", b":")))
+        if values > VALUES_CAP:
+            dropped += sum(1 for rest in lines[index:] if rest.strip())
+            cut = True
+            break
         try:
             event = json.loads(line)
         except (ValueError, RecursionError):
@@ -359,4 +375,4 @@ def _parse_events(sink: _Sink) -> tuple[list[dict], int]:
             events.append(event)
         else:
             dropped += 1
-    return events, dropped
+    return events, dropped, cut

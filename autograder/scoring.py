@@ -450,6 +450,12 @@ def _missing_reason(run: runner.RunResult, limits: runner.Limits,
                 "waited instead of computing); the tests that had not finished count as failed",
                 f"no result: grading stopped after {limits.backstop:g} s of waiting "
                 "(code that sleeps or waits for something that never comes?)")
+    if run.cut:
+        most = f"{runner.RESULTS_CAP // 2**20} MiB, or {runner.VALUES_CAP:,} values"
+        return (f"the hidden tests sent back more results than the grader reads ({most}); "
+                "the tests whose results came after that count as failed",
+                f"no result: the tests before this one sent back more results than the grader "
+                f"reads ({most})")
     if run.finished:
         return None
     code = run.returncode

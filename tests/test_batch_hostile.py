@@ -866,6 +866,44 @@ def test_grader_memory_per_submission_is_bounded(tmp_path):
 MEMORY_BOUND_MB = 256  # the README's bound for the grader process grading one submission
 
 
+NESTED_ANSWERS = """
+calls = 0
+
+
+def parse_cron_field(field, low, high):
+    global calls
+    calls += 1
+    if calls > 20:
+        raise ValueError(field)
+    answer = []
+    for _ in range(3300):  # 198,000 lists in 400 KB of JSON
+        chain = []
+        for _ in range(59):
+            chain = [chain]
+        answer.append(chain)
+    return answer
+"""
+
+
+def test_answers_of_nested_lists_cost_the_grader_bounded_memory(tmp_path):
+    """Answers each within every limit of one value (200,000 items, 1 MiB) cost the grader
+    about 70 bytes per two bytes of "[[]]": twenty of them took it to 400 MiB (all 42 to 800
+    MiB and 14 s of its CPU). The grader now reads a bounded number of values per notebook;
+    the classmate is graded as alone."""
+    submitted = tmp_path / "submitted"
+    place(submitted, "mallory", PARSE, fixtures.build_submission(
+        PARSE, {"answer_parse_cron_field": NESTED_ANSWERS}))
+    place(submitted, "ada", PARSE, fixtures.honest_submission(PARSE))
+    measured = _measure(submitted, tmp_path / "out")
+    assert measured["graded"] == 2
+    assert measured["peak_mb"] < MEMORY_BOUND_MB, measured
+    rows = {row["student"]: row for row in _rows(tmp_path / "out")}
+    assert float(rows["ada"]["score"]) == PARSE.max_score
+    assert float(rows["mallory"]["score"]) == 0
+    report_text = (tmp_path / "out" / "students" / "mallory" / "report.md").read_text()
+    assert "the hidden tests sent back more results than the grader reads" in report_text
+
+
 def test_ipython_syntax_costs_the_grader_no_cpu(tmp_path):
     """A 60 KB cell of `!echo` lines costs IPython's transformer a minute of CPU; that work
     happens in the sandbox, under the cell's time limit, and the answers still count."""

@@ -211,6 +211,48 @@ def test_clean_outcome_marks_a_malformed_value_and_caps_long_text():
     assert len(long["raised"]) <= 200 and len(long["message"]) <= 2000
 
 
+def test_results_the_grader_reads_are_bounded_in_values_not_only_in_bytes():
+    """A graded function can return 200,000 nested empty lists in 400 KB of JSON; twenty such
+    answers (8 MB, within the 16 MiB the grader reads) became 4 million lists and over 250 MiB
+    of the grader's memory. Past VALUES_CAP the rest of the results is dropped unread, the
+    answers before it count, and the tests after it fail with a reason that says so."""
+    import tracemalloc
+
+    item = PARSE.items[0]
+    ids = [suite.case_id(item, index) for index in range(len(suite.cases_for(item)))]
+    chain = "[" * 60 + "]" * 60
+    nested = "[" + ", ".join([chain] * 3300) + "]"
+    lines = [json.dumps({"event": "case", "id": ids[0], "outcome": {"value": [0]}})]
+    lines += [f'{{"event": "case", "id": "{ident}", "outcome": {{"value": {nested}}}}}'
+              for ident in ids[1:21]]
+    lines.append(json.dumps({"event": "done"}))
+    sink = runner._Sink(runner.RESULTS_CAP)
+    sink.add("\n".join(lines).encode() + b"\n")
+    assert sink.total < runner.RESULTS_CAP  # within the bytes the grader reads
+    tracemalloc.start()
+    try:
+        parsed = runner._parse_events(sink)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 128 * 2**20, f"{peak / 2**20:.0f} MiB"
+    events, dropped, cut = parsed
+    kept = len(events)
+    assert cut and 2 <= kept < 21 and dropped == 22 - kept
+    assert [event["id"] for event in events] == ids[:kept]  # in order, each whole
+    assert events[1]["outcome"]["value"][0] == json.loads(chain)
+    run = runner.RunResult(events=events, dropped_events=dropped, cut=cut, returncode=0)
+    result = scoring.score_run(PARSE, run, runner.Limits(), "x.ipynb")
+    assert result.problems[0] == (
+        "the hidden tests sent back more results than the grader reads (16 MiB, or 1,000,000 "
+        "values); the tests whose results came after that count as failed")
+    tests = result.items[0].tests
+    assert "your code gave [[[[" in tests[1].output and not tests[1].passed
+    assert all(test.output.endswith("no result: the tests before this one sent back more "
+                                    "results than the grader reads (16 MiB, or 1,000,000 values)")
+               for test in tests[kept:])
+
+
 # -- verdicts --------------------------------------------------------------------------------
 
 CASE = Case(name="a star selects every value", probe="call", target="parse_cron_field",
