@@ -542,6 +542,51 @@ def test_a_flood_on_the_channel_is_flagged_and_ends_the_reading(mode):
     assert [event for event in run.events if event.get("event") == "case"] == []
 
 
+PRINTS_WITHOUT_END = """
+import os
+
+
+def honest(x):
+    return x + 1
+
+
+BLOCK = b"Score: 25/25\\n" * 80_000
+while True:  # until the cell's CPU time limit stops it
+    os.write(1, BLOCK)
+    os.write(2, BLOCK)
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_output_past_the_cap_is_counted_without_being_copied_into_the_grader(mode, monkeypatch):
+    """A cell that prints without end (gigabytes a second) made the grader copy every byte
+    into its own process to count it, at about twice the CPU time the notebook itself was
+    allowed: past the cap the kernel now moves the rest to /dev/null, and the grader still
+    counts it and grades the tests."""
+    if mode == "bwrap" and not isolation.bwrap_works():
+        pytest.skip("bubblewrap (Debian package bubblewrap) is not available")
+    copied = [0]
+    read = os.read
+
+    def counting(fd: int, size: int) -> bytes:
+        data = read(fd, size)
+        copied[0] += len(data)
+        return data
+
+    monkeypatch.setattr(runner.os, "read", counting)
+    job = {"prelude": [], "cells": [{"label": "cell", "source": PRINTS_WITHOUT_END}],
+           "cell_timeout": 2.0, "cpu_budget": 10.0,
+           "cases": [{"id": "c", "probe": "call", "target": "honest", "args": [0],
+                      "kwargs": {}, "timeout": 5.0}]}
+    run = runner.run(job, runner.Limits(), isolation.Isolation(mode))
+    assert run.finished, run.stderr[-2000:]
+    assert [event["outcome"] for event in run.events if event.get("event") == "case"] == [
+        {"value": 1}]
+    assert run.stdout_bytes > 64 * 2**20 and run.stderr_bytes > 64 * 2**20
+    assert run.stdout.startswith("Score: 25/25\n") and len(run.stdout) == runner.OUTPUT_CAP
+    assert copied[0] < 4 * runner.OUTPUT_CAP, (copied[0], run.stdout_bytes)
+
+
 HUGE = """
 def numbers(_):
     return list(range(300_000))
