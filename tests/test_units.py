@@ -578,3 +578,20 @@ def test_outcomes_read_as_the_reference_s_value_score_as_a_full_judgement_does()
             [False] * sum(changed)
         assert all(t.passed for t, mine, given in zip(tests, changed, answered, strict=True)
                    if given and not mine)
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("wrap", [lambda v: [v], lambda v: (v,), lambda v: {"k": v},
+                                  lambda v: frozenset({v})], ids=["list", "tuple", "dict", "set"])
+def test_a_value_is_compared_40_levels_deep_and_past_that_is_too_large(wrap):
+    """README, Limits: "compared up to ... 40 levels deep"; what to_plain gives at any depth
+    still reads as plain data."""
+    def nested(levels):
+        value = 0
+        for _ in range(levels):
+            value = wrap(value)
+        return value
+
+    assert "__toolarge__" not in json.dumps(plain.to_plain(nested(40)))
+    assert "__toolarge__" in json.dumps(plain.to_plain(nested(41)))
+    assert all(plain.is_plain(plain.to_plain(nested(levels))) for levels in (40, 41, 70))
