@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import resource
 import shutil
 import statistics
@@ -78,17 +79,9 @@ from autograder.sandbox import protocol  # noqa: E402
 STUDENT_STYLE = REPOSITORY / "tests" / "corpus" / "student_style"
 TARGET_RATIO = 60  # the throughput target against nbgrader on the reference class
 Plan = dict[tuple[str, str], str]  # (student, notebook) -> roster kind
-STOCK_AUTOGRADE = """
-# Benchmark baseline: nbgrader 0.9's own preprocessors (the kernel runs the hidden tests).
-from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata,
-    ClearMetadataPreprocessor, ClearOutput, DeduplicateIds, Execute, IgnorePattern,
-    LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
-c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec,
-                                      OverwriteCells, CheckCellMetadata]
-c.Autograde.autograde_preprocessors = [Execute, IgnorePattern, ClearMetadataPreprocessor,
-                                       LimitOutput, SaveAutoGrades, AssignLatePenalties,
-                                       CheckCellMetadata]
-"""
+# The course's own settings (folders, gradebook, creating students, the cell time-out), which
+# the baseline keeps; the rest of nbgrader_config.py routes autograde through the sandbox.
+COURSE_SETTING = re.compile(r"c\.(CourseDirectory|Autograde\.create_student|ExecutePreprocessor)\b")
 
 
 def keeps_state(kind: str) -> bool:
@@ -162,10 +155,18 @@ def run_ours(submitted: Path, out: Path, jobs: int) -> tuple[float, Grades]:
 
 
 def stock_nbgrader(course: Path) -> None:
-    """Make the temporary course use nbgrader's own in-kernel autograde (the baseline), even
-    when the course's nbgrader_config.py routes autograde through the sandbox."""
+    """Make the temporary course use nbgrader's own in-kernel autograde (the baseline): its
+    nbgrader_config.py keeps the course's settings and nothing else, so nbgrader's default
+    preprocessors run the notebook and the hidden tests in a kernel. Fails loudly if a
+    setting the baseline needs is missing, rather than letting nbgrader skip a config file it
+    cannot load and run on its bare defaults."""
     config = course / "nbgrader_config.py"
-    config.write_text(config.read_text() + STOCK_AUTOGRADE)
+    settings = [line for line in config.read_text().splitlines() if COURSE_SETTING.match(line)]
+    if not any("ExecutePreprocessor.timeout" in line for line in settings) or \
+            not any("CourseDirectory.root" in line for line in settings):
+        sys.exit(f"{config} no longer sets the course's root folder and cell time-out as the "
+                 "benchmark expects")
+    config.write_text("import os\n\nc = get_config()  # noqa: F821\n" + "\n".join(settings) + "\n")
 
 
 def run_nbgrader(course: Path, submitted: Path) -> tuple[float, dict[tuple[str, str], float]]:
