@@ -866,6 +866,30 @@ def test_grader_memory_per_submission_is_bounded(tmp_path):
 MEMORY_BOUND_MB = 256  # the README's bound for the grader process grading one submission
 
 
+def test_nbgrader_metadata_full_of_values_costs_the_grader_bounded_memory(tmp_path):
+    """nbgrader's metadata of 1,200 cells, each holding 2,490 empty lists (9 MiB in all): the
+    grader kept it whole, and parsed it, from the notebook named like the exercise and from
+    each copy beside it (545 MiB for one notebook of 19 MiB; three copies of this one came to
+    about 800 MiB). Only the entries of nbgrader's schema with scalar values are kept."""
+    hostile = fixtures.stub_submission(PARSE)
+    for _ in range(1200):
+        cell = nbformat.v4.new_markdown_cell("notes")
+        cell.metadata["nbgrader"] = {"grade_id": "notes", "filler": "FILLER"}
+        hostile.cells.append(cell)
+    text = nbformat.writes(hostile).replace('"FILLER"', "[" + "[]," * 2489 + "[]]")
+    assert 8 * 2**20 < len(text) < 10 * 2**20
+    submitted = tmp_path / "submitted"
+    place(submitted, "mallory", PARSE, text)
+    folder = submitted / "mallory" / PARSE.assignment
+    for copy in (1, 2):  # read to recognise them, and compared with the exact one
+        (folder / f"{PARSE.notebook} ({copy}).ipynb").write_text(text)
+    measured = _measure(submitted, tmp_path / "out")
+    assert measured["graded"] == 1
+    assert measured["peak_mb"] < MEMORY_BOUND_MB, measured
+    rows = {row["student"]: row for row in _rows(tmp_path / "out")}
+    assert float(rows["mallory"]["score"]) == 0
+
+
 NESTED_ANSWERS = """
 calls = 0
 
