@@ -469,19 +469,29 @@ def _released_answers(exercise: Exercise) -> dict[str, str] | None:
 
 @dataclass
 class _Candidate:
+    """A notebook that may count for its exercise. What its document says is kept as
+    `has_work`'s answer, never the document itself: a class's folders may hold thousands of
+    notebooks, each with up to 1 MiB of code, and all are candidates at once."""
+
     path: Path
     shown: str
     assignment_folder: str  # the folder's own name
     exercise: Exercise
-    document: dict | None  # None: not read yet, or not a notebook
     links: int
-    _work: bool | None = None
+    _work: bool | None = None  # None: the file has not been read yet
+
+    @classmethod
+    def of(cls, path: Path, shown: str, assignment_folder: str, exercise: Exercise,
+           document: dict | None, links: int) -> _Candidate:
+        """A candidate whose `document` (None when the file was not read) was just read."""
+        return cls(path, shown, assignment_folder, exercise, links,
+                   None if document is None else has_work(document, exercise))
 
     @property
     def work(self) -> bool:
         """Read only when several files compete for one exercise."""
         if self._work is None:
-            self._work = has_work(self.document or _read(self.path), self.exercise)
+            self._work = has_work(_read(self.path), self.exercise)
         return self._work
 
 
@@ -676,7 +686,7 @@ def discover(submitted: Path, assignment: str | None = None) -> Discovery:
                 links = os.lstat(path).st_nlink
             except OSError:
                 links = 1
-            candidates.setdefault((student, exercise), []).append(_Candidate(
+            candidates.setdefault((student, exercise), []).append(_Candidate.of(
                 path, shown, readable_name(parts[0]), exercise, document, links))
         if not found_any:
             skipped.append(Skipped(student, "", "", "", f"the folder {student}/ is empty: "
@@ -743,7 +753,7 @@ def discover_upload(folder: Path, assignment: str, student: str = "submission") 
                 skipped.append(Skipped(student, assignment, "", shown, "not one of the notebooks "
                                        f"of {assignment}"))
                 continue
-            candidates.setdefault(exercise, []).append(_Candidate(
+            candidates.setdefault(exercise, []).append(_Candidate.of(
                 path, shown, assignment, exercise, document, os.lstat(path).st_nlink))
     submissions, chosen = [], {}
     for exercise, found in sorted(candidates.items(), key=lambda kv: kv[0].notebook):

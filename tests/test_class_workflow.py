@@ -288,6 +288,36 @@ def test_a_class_of_200_is_found_without_reading_any_notebook(tmp_path, monkeypa
 
 
 @pytest.mark.fast
+def test_copies_of_a_notebook_cost_discovery_one_document_at_a_time(tmp_path):
+    """Each copy of a notebook not named like its exercise is read to recognise it, and all
+    compete for the exercise; discovery kept every copy's document (each with up to 1 MiB of
+    code) until the whole class was found: 100 copies of a 1.2 MB notebook took its memory to
+    134 MiB, so 2,000, as many files as a student's folder may hold, to about 2.5 GiB. It
+    keeps only whether each copy has work."""
+    import tracemalloc
+
+    import nbformat
+
+    from autograder import discovery
+
+    copy = fixtures.stub_submission(PARSE)
+    copy.cells.append(nbformat.v4.new_code_cell("x = [" + "1," * 300_000 + "]"))  # 600 KB
+    for number in range(30):
+        write(tmp_path / "many", f"ada/schedules/homework {number}.ipynb", copy)
+    write(tmp_path / "one", "ada/schedules/homework 0.ipynb", copy)
+    discovery.discover(tmp_path / "one")  # what is read once per process (the releases)
+    tracemalloc.start()
+    try:
+        found = discovery.discover(tmp_path / "many")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [s.path.name for s in found.submissions] == ["homework 0.ipynb"]
+    assert len(found.skipped) == 29
+    assert peak < 8 * 2**20, f"{peak / 2**20:.1f} MiB"  # 30 documents: 18 MiB of code alone
+
+
+@pytest.mark.fast
 def test_a_hidden_student_folder_is_listed_as_not_graded(tmp_path):
     from autograder import discovery
 
