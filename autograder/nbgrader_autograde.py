@@ -101,13 +101,16 @@ from traitlets import Dict, Enum, Float, Integer, Unicode
 
 from . import escape, grading, isolation, processes
 from .discovery import IGNORED, MAX_ENTRIES, is_utf8, look_alikes
-from .notebook import MAX_NOTEBOOK_BYTES
+from .notebook import MAX_NOTEBOOK_BYTES, NotebookError, NotebookRefused, count_values
 from .results import ItemResult, NotebookResult
 from .rubric import exercise_for
 
 MAX_FAILURES_SHOWN = 12  # per grade cell; the report of grade-batch lists them all
 MAX_MESSAGE = 400  # characters of one failure message
 MAX_PROBLEMS_SHOWN = 5
+# JSON values of a submitted notebook that nbgrader is given to read (each costs nbformat about
+# 500 bytes, so at most about 100 MiB); a handed-in lab holds about 4,000.
+MAX_NOTEBOOK_VALUES = 200_000
 NO_RESULT = "no result:"  # scoring.score_run's words for a test the run never reached
 UNWRITTEN = "got NotImplementedError"
 UNREADABLE = "sandboxed_unreadable"  # notebook metadata SandboxedExporter leaves for grading
@@ -376,7 +379,11 @@ class SanitizeCells(OverwriteCells):
 def _check_notebook_file(filename: str) -> None:
     """Refuse, before nbformat opens it, a submitted notebook that is not a regular file of at
     most grade-batch's size limit: nbgrader would read whatever a link points to (a solution,
-    say) into autograded/, wait for ever on a named pipe, and read a sparse file whole."""
+    say) into autograded/, wait for ever on a named pipe, and read a sparse file whole. Refuse
+    too one of more than MAX_NOTEBOOK_VALUES JSON values, counted within grade-batch's bounds
+    for reading a notebook: nbformat keeps and validates every value, at about 500 bytes each
+    (19 MiB of empty objects in an output took nbgrader's process to 3.4 GB and 18 s of CPU).
+    A file that is not JSON is left to nbformat, which says why."""
     status = os.lstat(filename)
     if stat.S_ISLNK(status.st_mode):
         raise OSError("the submitted file is a symbolic link")
@@ -385,6 +392,15 @@ def _check_notebook_file(filename: str) -> None:
                       "device)")
     if status.st_size > MAX_NOTEBOOK_BYTES:
         raise OSError(f"the submitted file is larger than {MAX_NOTEBOOK_BYTES // 2**20} MiB")
+    try:
+        values = count_values(Path(filename), MAX_NOTEBOOK_VALUES)
+    except NotebookRefused as error:
+        raise OSError(str(error).replace(str(Path(filename)), "the submitted file")) from None
+    except NotebookError:
+        return
+    if values > MAX_NOTEBOOK_VALUES:
+        raise OSError(f"the submitted file holds more than {MAX_NOTEBOOK_VALUES:,} JSON values "
+                      "(outputs, metadata, lines of text), more than nbgrader is given to read")
 
 
 class SandboxedExporter(NotebookExporter):

@@ -86,20 +86,7 @@ def read_notebook(path: Path) -> dict:
     """The parts of a notebook file that grading uses, parsed within bounded memory and time,
     as nbformat reads them (a dict whose "cells" are dicts, each code cell's source one str)."""
     path = Path(path)
-    descriptor = open_checked(path)
-    try:
-        if os.fstat(descriptor).st_size <= IN_PROCESS_BYTES:
-            raw = b""
-            while len(raw) <= IN_PROCESS_BYTES:
-                chunk = os.read(descriptor, IN_PROCESS_BYTES + 1 - len(raw))
-                if not chunk:
-                    break
-                raw += chunk
-            answer = notebook_json.prune(raw, IN_PROCESS_BYTES, MAX_CODE_CHARACTERS, MAX_CELLS)
-        else:
-            answer = _parse_in_child(path, descriptor)
-    finally:
-        os.close(descriptor)
+    answer = _parsed(path, "prune", MAX_CELLS)
     error = answer.get("error")
     if error == "large":
         raise NotebookRefused(f"{path} grew while it was being read")
@@ -124,6 +111,39 @@ def read_notebook(path: Path) -> dict:
             return nbformat.reads(json.dumps(answer), as_version=4)
     except Exception as error:  # nbformat raises several types for malformed documents
         raise NotebookError(f"{path} is not a readable notebook ({error})") from None
+
+
+def count_values(path: Path, most: int) -> int:
+    """How many JSON values (containers, their items and keys) a notebook file holds, counted
+    up to `most` + 1, within the bounds of `read_notebook`, which refuses the same files: a
+    NotebookRefused for a file it will not read or could not parse within them, a NotebookError
+    for one that is not JSON."""
+    path = Path(path)
+    answer = _parsed(path, "values", most)
+    if "values" in answer:
+        return int(answer["values"])
+    if answer.get("error") == "large":
+        raise NotebookRefused(f"{path} grew while it was being read")
+    raise NotebookError(f"{path} is not a notebook: it is not valid JSON")
+
+
+def _parsed(path: Path, task: str, most: int) -> dict:
+    """notebook_json's answer to `task` ("prune" with at most `most` cells, or "values" up to
+    `most`) for the file: worked out here for a file of at most IN_PROCESS_BYTES, else in a
+    child process under PARSER_MEMORY_BYTES and PARSER_CPU_SECONDS."""
+    descriptor = open_checked(path)
+    try:
+        if os.fstat(descriptor).st_size <= IN_PROCESS_BYTES:
+            raw = b""
+            while len(raw) <= IN_PROCESS_BYTES:
+                chunk = os.read(descriptor, IN_PROCESS_BYTES + 1 - len(raw))
+                if not chunk:
+                    break
+                raw += chunk
+            return notebook_json.answer(task, raw, IN_PROCESS_BYTES, MAX_CODE_CHARACTERS, most)
+        return _parse_in_child(path, descriptor, task, most)
+    finally:
+        os.close(descriptor)
 
 
 def plain_version_4(document: dict) -> dict | None:
@@ -153,12 +173,12 @@ def plain_version_4(document: dict) -> dict | None:
     return document
 
 
-def _parse_in_child(path: Path, descriptor: int) -> dict:
+def _parse_in_child(path: Path, descriptor: int, task: str, most: int) -> dict:
     try:
         done = subprocess.run(
-            [sys.executable, "-I", "-S", str(PARSER), str(MAX_NOTEBOOK_BYTES),
+            [sys.executable, "-I", "-S", str(PARSER), task, str(MAX_NOTEBOOK_BYTES),
              str(PARSER_MEMORY_BYTES), str(PARSER_CPU_SECONDS), str(MAX_CODE_CHARACTERS),
-             str(MAX_CELLS)],
+             str(most)],
             stdin=descriptor, capture_output=True, timeout=PARSER_CPU_SECONDS * 3)
     except subprocess.TimeoutExpired:
         done = None

@@ -1,12 +1,13 @@
 """The parts of a notebook's JSON that grading uses, from untrusted bytes.
 
 Standard library only, so that it also runs as a script in a short-lived child process with
-limits of its own (`python -I -S notebook_json.py LIMIT MEMORY CPU CODE CELLS` with the file on
-stdin): parsing JSON costs memory and time that grow with its structure, not only its size
-(19 MiB of "{}," become 3.8 GB of Python objects), so the grader parses large files only there.
-What comes back is each cell's type, its code, its nbgrader metadata (the entries of
-nbgrader's schema whose values are scalars) and id, for at most MAX_CELLS cells and
-MAX_CODE_CHARACTERS of code, or {"error": ...}.
+limits of its own (`python -I -S notebook_json.py TASK LIMIT MEMORY CPU CODE CELLS` with the
+file on stdin): parsing JSON costs memory and time that grow with its structure, not only its
+size (19 MiB of "{}," become 3.8 GB of Python objects), so the grader parses large files only
+there. For the task "prune", what comes back is each cell's type, its code, its nbgrader
+metadata (the entries of nbgrader's schema whose values are scalars) and id, for at most
+MAX_CELLS cells and MAX_CODE_CHARACTERS of code; for "values", how many JSON values the file
+holds (what a reader that keeps all of it, such as nbformat, pays for); or {"error": ...}.
 """
 
 from __future__ import annotations
@@ -52,16 +53,25 @@ def _kept(cell: object) -> dict | None:
 
 def prune(raw: bytes, limit: int, code_limit: int, cell_limit: int) -> dict:
     """The notebook document reduced to what grading uses, or {"error": kind, ...}."""
+    return answer("prune", raw, limit, code_limit, cell_limit)
+
+
+def answer(task: str, raw: bytes, limit: int, code_limit: int, most: int) -> dict:
+    """The answer to `task` for a file's bytes: for "prune", the document reduced to what
+    grading uses (at most `most` cells and `code_limit` characters of code); for "values",
+    {"values": how many JSON values it holds, counted up to `most` + 1}; or {"error": kind}."""
     if len(raw) > limit:
         return {"error": "large"}
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return {"error": "json"}
+    if task == "values":
+        return {"values": _values(data, most)}
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         return {"error": "cells"}
     cells = data["cells"]
-    if len(cells) > cell_limit:
+    if len(cells) > most:
         return {"error": "many", "count": len(cells)}
     code = sum(len(str(cell.get("source", ""))) for cell in cells
                if isinstance(cell, dict) and cell.get("cell_type") == "code")
@@ -72,14 +82,29 @@ def prune(raw: bytes, limit: int, code_limit: int, cell_limit: int) -> dict:
     return {**version, "metadata": {}, "cells": [_kept(cell) for cell in cells]}
 
 
+def _values(data: object, most: int) -> int:
+    """How many JSON values (containers, their items and keys) `data` holds, up to `most` + 1."""
+    count, waiting = 0, [data]
+    while waiting and count <= most:
+        value = waiting.pop()
+        count += 1
+        if type(value) is dict:
+            count += len(value)
+            waiting.extend(value.values())
+        elif type(value) is list:
+            waiting.extend(value)
+    return count
+
+
 def main(argv: list[str]) -> int:
     import resource
 
-    limit, memory, cpu, code_limit, cell_limit = (int(value) for value in argv[1:6])
+    task = argv[1]
+    limit, memory, cpu, code_limit, cell_limit = (int(value) for value in argv[2:7])
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     raw = sys.stdin.buffer.read(limit + 1)
-    sys.stdout.write(json.dumps(prune(raw, limit, code_limit, cell_limit)))
+    sys.stdout.write(json.dumps(answer(task, raw, limit, code_limit, cell_limit)))
     return 0
 
 

@@ -24,6 +24,7 @@ from autograder.nbgrader_autograde import (
     MAX_COPIED_BYTES,
     MAX_COPIED_FILES,
     MAX_NAMES_SHOWN,
+    MAX_NOTEBOOK_VALUES,
     UNREADABLE,
     CheckMetadata,
     CompiledMetadataValidator,
@@ -42,7 +43,7 @@ from autograder.nbgrader_autograde import (
     student_id_problem,
 )
 from autograder.nbgrader_export import CsvExportPlugin, spreadsheet_safe
-from autograder.notebook import MAX_NOTEBOOK_BYTES
+from autograder.notebook import IN_PROCESS_BYTES, MAX_NOTEBOOK_BYTES
 from autograder.reference import REPOSITORY, nbgrader_meta, source_notebook
 from autograder.results import ItemResult, NotebookResult, TestResult
 from autograder.rubric import EXERCISES
@@ -387,6 +388,48 @@ def test_a_submitted_notebook_larger_than_grade_batch_reads_is_not_read(tmp_path
         handle.truncate(MAX_NOTEBOOK_BYTES + 1)  # sparse: nbformat would read it whole
     notebook, why = _exported(path)
     assert not notebook.cells and "larger than 20 MiB" in why
+
+
+def _with_empty_objects(count: int) -> str:
+    """The stub of 01, one of whose outputs holds `count` empty JSON objects in its metadata."""
+    notebook = fixtures.stub_submission(EXERCISES[0])
+    cell = nbformat.v4.new_code_cell("x = 1")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={"text/plain": "1"},
+                                           metadata={"filler": "FILLER"})]
+    notebook.cells.append(cell)
+    return nbformat.writes(notebook).replace('"FILLER"', "[" + "{}," * (count - 1) + "{}]")
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("count", [300_000, 2_000_000], ids=["read-here", "read-by-a-child"])
+def test_a_submitted_notebook_of_too_many_json_values_is_not_read_by_nbformat(tmp_path, count):
+    """nbformat keeps and validates every JSON value of a notebook, at about 500 bytes each:
+    19 MiB of empty objects in an output's metadata took nbgrader's process to 3.4 GB and 18 s
+    of CPU, and these 0.9 and 6 MB to about 200 MiB and 1 GB. The values are counted within
+    grade-batch's bounds for reading a notebook (a file over 1 MiB by a child process), and
+    nbgrader gets an empty notebook with the reason; the grader grades the file itself."""
+    import tracemalloc
+
+    path = tmp_path / "01_parse_cron_field.ipynb"
+    path.write_text(_with_empty_objects(count))
+    assert (path.stat().st_size <= IN_PROCESS_BYTES) == (count == 300_000)
+    tracemalloc.start()
+    try:
+        notebook, why = _exported(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert not notebook.cells
+    assert f"holds more than {MAX_NOTEBOOK_VALUES:,} JSON values" in why
+    assert peak < 48 * 2**20, f"{peak / 2**20:.0f} MiB"
+
+
+@pytest.mark.fast
+def test_a_submitted_notebook_of_a_handed_in_lab_s_values_is_read_whole(tmp_path):
+    path = tmp_path / "01_parse_cron_field.ipynb"
+    path.write_text(_with_empty_objects(10_000))
+    notebook, why = _exported(path)
+    assert not why and len(notebook.cells) == len(fixtures.stub_submission(EXERCISES[0]).cells) + 1
 
 
 @pytest.mark.fast
