@@ -205,10 +205,7 @@ def extract(notebook: dict, exercise: Exercise) -> Extracted:
         if grade_id in expected:
             seen[grade_id] = seen.get(grade_id, 0) + 1
             if seen[grade_id] > 1:
-                result.problems.append(
-                    f"the answer cell {grade_id!r} appears more than once; "
-                    "only its first copy was graded")
-                continue
+                continue  # said once below, however many copies there are
             if cell.get("cell_type") != "code":
                 result.problems.append(
                     f"the answer cell {grade_id!r} was changed into a "
@@ -219,7 +216,11 @@ def extract(notebook: dict, exercise: Exercise) -> Extracted:
         elif not meta and cell.get("cell_type") == "code":
             result.cells.append({"label": f"your cell {position}", "source": source})
     for grade_id in expected:
-        if grade_id not in seen:
+        if seen.get(grade_id, 0) > 1:
+            result.problems.append(
+                f"the answer cell {grade_id!r} appears {seen[grade_id]:,} times; only its first "
+                "copy was graded")
+        elif grade_id not in seen:
             result.problems.append(
                 f"the answer cell {grade_id!r} is missing (deleted, or its metadata was "
                 "removed); fetch a fresh copy of the notebook and paste your code into it")
