@@ -69,8 +69,12 @@ from autograder.nbgrader_autograde import (  # noqa: E402
 
 # HTML in what a student wrote (Markdown cells, outputs) is sanitized wherever nbgrader renders a
 # submission: the feedback pages and Formgrader, which serves it on the instructor's own server.
+# Such a page shows at most 500 of a student's own cells, with 50,000 characters of code,
+# 100,000 of Markdown and 4 MiB of attachments, so that one submission cannot hold that server
+# for minutes (1 MB of code took 59 s of its CPU and 1.5 GB of its memory for one page).
 c.HTMLExporter.sanitize_html = True
-c.HTMLExporter.preprocessors = ["autograder.nbgrader_autograde.InertMarkdown"]
+c.HTMLExporter.preprocessors = ["autograder.nbgrader_autograde.PageBudget",
+                                "autograder.nbgrader_autograde.InertMarkdown"]
 c.HTMLExporter.filters = {"markdown2html": "autograder.nbgrader_autograde.markdown2html"}
 
 # Submissions are read as grade-batch reads them: no folder that is a link, only regular files

@@ -102,6 +102,7 @@ from traitlets import Dict, Enum, Float, Integer, Unicode
 from . import escape, grading, isolation, processes
 from .discovery import IGNORED, MAX_ENTRIES, is_utf8, look_alikes
 from .notebook import MAX_NOTEBOOK_BYTES, NotebookError, NotebookRefused, count_values
+from .reference import REPOSITORY, nbgrader_meta, plain_cells
 from .results import ItemResult, NotebookResult
 from .rubric import exercise_for
 
@@ -818,6 +819,92 @@ def markdown2html(context: Any, source: str) -> str:
         escape=False, allow_harmful_protocols=False, attachments=cell.get("attachments", {}),
         path=context.get("resources", {}).get("metadata", {}).get("path", ""))
     return URL_ATTRIBUTE.sub(_inert_url, MarkdownWithMath(renderer=renderer).render(source))
+
+
+# What one page rendered from a submission (its feedback, Formgrader's view of it) shows of the
+# student's own cells. Highlighting a code cell and sanitizing its HTML costs up to about 60
+# microseconds of CPU per character (1 MB of code took 59 s and 1.5 GB for one page), a
+# Markdown cell about 3 ms and 3 microseconds per character, an attachment about 50 bytes of
+# memory per byte. A handed-in lab's own cells hold at most about 15,000 characters of code
+# (07's answers); the course's locked cells, restored from the gradebook, are shown whole and
+# not counted. At most about 7 s of CPU and 400 MiB for a page, whatever the submission holds.
+MAX_PAGE_CELLS = 500
+MAX_PAGE_CODE = 50_000  # characters of code
+MAX_PAGE_TEXT = 100_000  # characters of Markdown and raw cells
+MAX_PAGE_ATTACHMENTS = 4 * 2**20  # characters of attachments' data (base64)
+
+
+class PageBudget(Preprocessor):
+    """The first preprocessor of every HTMLExporter: of the cells that are not the course's
+    (locked, with a grade_id of the released notebook), at most MAX_PAGE_CELLS are shown, with
+    at most MAX_PAGE_CODE characters of code, MAX_PAGE_TEXT of Markdown and raw text and
+    MAX_PAGE_ATTACHMENTS of attachments in all; what is left out is named in one sentence where
+    it would have been (an image whose attachment is left out shows its alt text)."""
+
+    def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
+        course = _course_cell_ids(resources.get("metadata", {}).get("name"))
+        left = {"code": MAX_PAGE_CODE, "text": MAX_PAGE_TEXT, "attachments": MAX_PAGE_ATTACHMENTS}
+        cells, own = [], 0
+        for cell in nb.cells:
+            meta = cell.get("metadata", {}).get("nbgrader")
+            if isinstance(meta, dict) and meta.get("locked") is True \
+                    and meta.get("grade_id") in course:
+                cells.append(cell)
+                continue
+            own += 1
+            if own <= MAX_PAGE_CELLS:
+                cells.append(_within_budget(cell, left))
+        if own > MAX_PAGE_CELLS:
+            cells.append(nbformat.v4.new_markdown_cell(
+                f"*{own - MAX_PAGE_CELLS:,} more cells of this notebook are not shown here: a "
+                f"page shows at most {MAX_PAGE_CELLS:,} cells of a student's own.*"))
+        nb.cells = cells
+        return nb, resources
+
+
+def _within_budget(cell: NotebookNode, left: dict[str, int]) -> NotebookNode:
+    """`cell` cut to what is `left` of the page's budget, which it then uses up."""
+    code = cell.get("cell_type") == "code"
+    kind = "code" if code else "text"
+    source = cell.get("source")
+    if isinstance(source, str) and len(source) > left[kind]:
+        what, limit = ("code", MAX_PAGE_CODE) if code else ("Markdown and raw text",
+                                                            MAX_PAGE_TEXT)
+        sentence = (f"... {len(source) - left[kind]:,} more characters of this cell are not "
+                    f"shown here: a page shows at most {limit:,} characters of {what} of a "
+                    "student's own")
+        cell.source = source[:left[kind]] + (f"\n# {sentence}" if code else f"\n\n*{sentence}.*")
+    left[kind] -= min(left[kind], len(source) if isinstance(source, str) else 0)
+    attachments = cell.get("attachments")
+    if isinstance(attachments, dict) and attachments:
+        kept = {}
+        for name, bundle in attachments.items():
+            size = sum(len(str(data)) for data in bundle.values()) \
+                if isinstance(bundle, dict) else 0
+            if isinstance(bundle, dict) and size <= left["attachments"]:
+                kept[name] = bundle
+                left["attachments"] -= size
+        cell.attachments = kept
+        if len(kept) < len(attachments):
+            cell.source = f"{cell.get('source', '')}\n\n*{len(attachments) - len(kept):,} " \
+                "attachments of this cell are not shown here (an image shows its alt text): a " \
+                f"page shows at most {MAX_PAGE_ATTACHMENTS // 2**20} MiB of a student's " \
+                "attachments.*"
+    return cell
+
+
+def _course_cell_ids(name: object) -> frozenset[str]:
+    """The grade_ids of the locked cells of the released notebook called `name`: the cells
+    nbgrader restores from the gradebook, the course's own text."""
+    exercise = exercise_for(name) if isinstance(name, str) else None
+    if exercise is None:
+        return frozenset()
+    try:
+        cells = plain_cells(REPOSITORY / "notebooks" / exercise.path)
+    except (OSError, ValueError, KeyError):
+        return frozenset()
+    return frozenset(str(nbgrader_meta(cell).get("grade_id")) for cell in cells
+                     if nbgrader_meta(cell).get("locked"))
 
 
 class InertMarkdown(Preprocessor):

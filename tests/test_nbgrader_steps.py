@@ -25,6 +25,9 @@ from autograder.nbgrader_autograde import (
     MAX_COPIED_FILES,
     MAX_NAMES_SHOWN,
     MAX_NOTEBOOK_VALUES,
+    MAX_PAGE_ATTACHMENTS,
+    MAX_PAGE_CELLS,
+    MAX_PAGE_CODE,
     UNREADABLE,
     CheckMetadata,
     CompiledMetadataValidator,
@@ -458,6 +461,49 @@ def test_an_image_whose_attachment_is_missing_shows_its_alt_text():
                "attachments": {"here.png": {"image/png": "iVBORw0KGgo="}}}
     shown = markdown2html({"cell": present, "resources": {}}, "![pic](attachment:here.png)")
     assert 'src="data:image/png;base64,iVBORw0KGgo="' in shown
+
+
+def _page(notebook: nbformat.NotebookNode, name: str) -> str:
+    """The page generate_feedback and Formgrader make of a notebook, with the course's config."""
+    from nbconvert.exporters import HTMLExporter
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(REPOSITORY)).load_config()
+    return HTMLExporter(config=config).from_notebook_node(notebook,
+                                                          {"metadata": {"name": name}})[0]
+
+
+@pytest.mark.fast
+def test_a_page_shows_a_bounded_part_of_a_student_s_own_cells_and_all_of_the_course_s():
+    """Highlighting and sanitizing code cost a page up to 60 microseconds of CPU per character
+    (1 MB of code: 59 s and 1.5 GB of the server's memory for one view in Formgrader), each
+    Markdown cell about 3 ms, and attachments about 50 bytes of memory per byte: a page now
+    shows a bounded part of the student's own cells, each cut with a sentence that says so,
+    and every locked cell of the course whole, wherever it stands."""
+    exercise = EXERCISES[0]
+    released = fixtures.stub_submission(exercise)
+    pictures = nbformat.v4.new_markdown_cell("".join(f"![figure {name}](attachment:{name}.png)"
+                                                     for name in "abc"))
+    data = "A" * (MAX_PAGE_ATTACHMENTS * 3 // 8)  # three of them do not fit, two do
+    pictures.attachments = {name + ".png": {"image/png": data} for name in "abc"}
+    own = [nbformat.v4.new_code_cell("qzxw " * (MAX_PAGE_CODE // 5 * 4)), pictures]
+    own += [nbformat.v4.new_markdown_cell(f"mnq{number}") for number in range(MAX_PAGE_CELLS)]
+    page = _page(nbformat.v4.new_notebook(cells=own + released.cells), exercise.notebook)
+    assert page.count("qzxw") <= MAX_PAGE_CODE // 5
+    assert f"{MAX_PAGE_CODE // 5 * 4 * 5 - MAX_PAGE_CODE:,} more characters of this cell " \
+        "are not shown here" in page
+    assert page.count(data) == 2 and "figure c" in page
+    assert "1 attachments of this cell are not shown here" in page
+    assert page.count("mnq") == MAX_PAGE_CELLS - 2 and "mnq0" in page
+    answers = [cell for cell in released.cells if not nbgrader_meta(cell).get("locked")]
+    assert f"{len(own) + len(answers) - MAX_PAGE_CELLS} more cells of this notebook are not " \
+        "shown here" in page
+    headings = [cell.source.splitlines()[0].lstrip("# ") for cell in released.cells
+                if cell.cell_type == "markdown" and nbgrader_meta(cell).get("locked")
+                and cell.source.startswith("#")]
+    headings = [heading for heading in headings if not set(heading) & set("`*_[&<")]
+    assert len(headings) >= 3  # the course's own, shown whole after the budget is spent
+    assert [heading for heading in headings if heading not in page] == []
 
 
 # -- nbgrader export: grades.csv quoted and inert --------------------------------------------
