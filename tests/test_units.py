@@ -285,6 +285,16 @@ def test_judge_checks_what_the_message_must_mention():
     assert not judge(REJECT, ERROR, {**ERROR, "message": "bad"})[0]
 
 
+def test_a_message_that_lacks_a_word_is_shown_cut_short():
+    """A message is kept up to 2,000 characters, which repr showed whole: 20 KB of escapes
+    in each such test's feedback for a message of astral characters."""
+    passed, said = judge(REJECT, ERROR, {**ERROR, "message": "\U0010ffff" * 2000})
+    assert not passed and len(said) < 2500, len(said)
+    assert said.endswith("... (2,000 characters)")
+    short = judge(REJECT, ERROR, {**ERROR, "message": "bad"})[1]
+    assert short.endswith("message should mention 'empty'; it was 'bad'")
+
+
 def test_a_failure_message_names_the_call():
     passed, message = judge(CASE, {"value": [0, 15, 30, 45]}, {"value": []})
     assert not passed and "parse_cron_field('*/15', 0, 59)" in message
