@@ -176,6 +176,12 @@ def test_feedback_exists_for_every_notebook_and_shows_the_report_safely(course, 
             html = (course / "feedback" / student / "schedules" / f"{name}.html").read_text()
             assert "autograder" not in html.replace("autograded", "")
             assert "grade_cell" not in html
+            assert "&lt;p&gt;" not in html and "&lt;h1" not in html, (student, name)
+    for name in NOTEBOOKS:
+        # The course's own Markdown reads as a page: sanitizing what students wrote
+        # (nbconvert's clean_html allows no <p> or <h1>) must not show it as tags.
+        html = (course / "feedback" / "ada" / "schedules" / f"{name}.html").read_text()
+        assert "<h1" in html and "<p>" in html, name
     bo = (course / "feedback" / "bo" / "schedules" / f"{PARSE.notebook}.html").read_text()
     assert f"time limit of {TIME_LIMIT} s" in bo
     eve = (course / "feedback" / "eve" / "schedules" / f"{PARSE.notebook}.html").read_text()
