@@ -280,6 +280,15 @@ def _load(saved: Path, sha: str, grader: str) -> NotebookResult | None:
     return None
 
 
+def _keep_what_reports_show(result: NotebookResult) -> None:
+    """Of what the notebook printed, keep only what a report shows: no report shows stdout,
+    and report.md shows the first OUTPUT_SHOWN characters of stderr (one more says it was
+    shortened). A result is held until the whole class is graded, and saved: up to 64 KiB of
+    each stream per notebook would otherwise be kept for every student who prints."""
+    result.stdout = ""
+    result.stderr = result.stderr[:report.OUTPUT_SHOWN + 1]
+
+
 def _save(submission: Submission, out: Path, sha: str, grader: str,
           result: NotebookResult) -> None:
     saved = {"sha256": sha, "fingerprint": grader, "result": result.to_dict()}
@@ -449,6 +458,7 @@ def _grade_batch(out: Path, options: grading.Options, jobs: int, force: bool, pr
                 result = future.result()
             except Exception as error:
                 result = _grader_failed(submission, "grading", error)
+            _keep_what_reports_show(result)
             results[submission] = result
             summary.graded += 1
             summary.unreadable += not result.readable

@@ -939,3 +939,25 @@ def test_ipython_syntax_costs_the_grader_no_cpu(tmp_path):
     assert measured["cpu"] < 15, measured
     rows = {row["student"]: row for row in _rows(tmp_path / "out")}
     assert float(rows["ivy"]["score"]) == PARSE.max_score
+
+
+def test_a_batch_keeps_only_the_output_its_reports_show(tmp_path, monkeypatch):
+    """stdout is shown nowhere and report.md shows OUTPUT_SHOWN characters of stderr: a batch
+    keeps no more of either, in memory until the class is graded or in the saved results."""
+    submitted = _class(tmp_path, ("ann", "bob"))
+
+    def grade(path, options, shown_as=None, within=None, ahead=None, prepared=None):
+        result = _fake_result(path, shown_as)
+        result.stdout, result.stderr = "o" * 65536, "e" * 65536
+        return result
+
+    monkeypatch.setattr(grading, "grade_safely", grade)
+    batch.grade_batch(submitted, tmp_path / "out", _options(), jobs=2,
+                      progress=open(os.devnull, "w"), prepare=lambda found: None)
+    saved = [json.loads(path.read_text())["result"]
+             for path in (tmp_path / "out" / "students").glob("*/.results/*/*.json")]
+    assert len(saved) == 2
+    assert all(result["stdout"] == "" and result["stderr"] == "e" * (report.OUTPUT_SHOWN + 1)
+               for result in saved), [(len(r["stdout"]), len(r["stderr"])) for r in saved]
+    shown = (tmp_path / "out" / "students" / "ann" / "report.md").read_text()
+    assert "stderr (shortened)" in shown and "e" * report.OUTPUT_SHOWN in shown
