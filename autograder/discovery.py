@@ -394,6 +394,35 @@ def exercise_by_name(name: str) -> Exercise | None:
     return next((e for e in EXERCISES if e.notebook.casefold() == stem.casefold()), None)
 
 
+# Discovery reads a notebook not named like its exercise to recognise it by its graded cells,
+# and reads copies that compete for one exercise to find the one with work in it. A notebook of
+# 20 MiB costs the child process that reads it about 2.4 s of CPU, and one student's folder may
+# hold MAX_ENTRIES files: of one student's notebooks, discovery reads at most this many bytes.
+# A notebook past it is recognised by its name alone, or listed as not read.
+MAX_READ_BYTES = 256 * 2**20  # the seven notebooks at their 20 MiB limit, and copies
+
+
+class ReadBudget:
+    """What discovery may still read of one student's notebooks (MAX_READ_BYTES, by `lstat`'s
+    size, before a byte is read), and the files it was not allowed to read."""
+
+    def __init__(self) -> None:
+        self.left = MAX_READ_BYTES
+        self.unread: set[Path] = set()
+
+    def take(self, path: Path) -> bool:
+        """Whether `path` may be read; its size is taken from what is left when it may."""
+        try:
+            size = os.lstat(path).st_size
+        except OSError:
+            return True  # reading it fails on its own, and says why
+        if size > self.left:
+            self.unread.add(path)
+            return False
+        self.left -= size
+        return True
+
+
 def _answer_name(path: Path) -> str:
     """The name to recognise an exercise by: a notebook's own name, or the name of the notebook
     an export was made from (`01_parse_cron_field.py`, `.html`, `.pdf`); "" for anything else."""
@@ -412,14 +441,17 @@ def _read(path: Path) -> dict | None:
         return None
 
 
-def recognise(path: Path) -> tuple[Exercise | None, dict | None]:
+def recognise(path: Path, budget: ReadBudget | None = None) -> tuple[Exercise | None, dict | None]:
     """The exercise a notebook file answers, and its document when it was read (a file named
-    exactly like an exercise is not read here: most of a class is, and grading reads it)."""
+    exactly like an exercise is not read here: most of a class is, and grading reads it; nor
+    is a file the student's `budget` has no room for)."""
     from .grading import recognise as by_cells
 
     exact = exercise_for(path.name)
     if exact is not None:
         return exact, None
+    if budget is not None and not budget.take(path):
+        return exercise_by_name(path.name), None
     document = _read(path)
     if document is not None:
         found = by_cells(path, document)
@@ -478,20 +510,24 @@ class _Candidate:
     assignment_folder: str  # the folder's own name
     exercise: Exercise
     links: int
+    budget: ReadBudget | None = None  # what may still be read of the student's notebooks
     _work: bool | None = None  # None: the file has not been read yet
 
     @classmethod
     def of(cls, path: Path, shown: str, assignment_folder: str, exercise: Exercise,
-           document: dict | None, links: int) -> _Candidate:
+           document: dict | None, links: int, budget: ReadBudget | None = None) -> _Candidate:
         """A candidate whose `document` (None when the file was not read) was just read."""
-        return cls(path, shown, assignment_folder, exercise, links,
+        return cls(path, shown, assignment_folder, exercise, links, budget,
                    None if document is None else has_work(document, exercise))
 
     @property
     def work(self) -> bool:
-        """Read only when several files compete for one exercise."""
+        """Read only when several files compete for one exercise; a file past the student's
+        read budget counts as one without work."""
         if self._work is None:
-            self._work = has_work(_read(self.path), self.exercise)
+            readable = self.budget is None or (self.path not in self.budget.unread
+                                               and self.budget.take(self.path))
+            self._work = readable and has_work(_read(self.path), self.exercise)
         return self._work
 
 
@@ -636,6 +672,7 @@ def discover(submitted: Path, assignment: str | None = None) -> Discovery:
             flagged.append(Skipped(student, "", "", "", f"the folder name is not UTF-8 "
                                    f"({os.fsencode(name)!r}); it is shown as {student!r}"))
         found_any = False
+        budget = ReadBudget()
         for path, kind, link in _walk(entry):
             found_any = True
             parts = path.relative_to(entry).parts
@@ -677,7 +714,14 @@ def discover(submitted: Path, assignment: str | None = None) -> Discovery:
                                        f"too deep in folders; expected {student}/"
                                        f"{home or folder}/{path.name}"))
                 continue
-            exercise, document = recognise(path)
+            exercise, document = recognise(path, budget)
+            if exercise is None and path in budget.unread:
+                skipped.append(Skipped(student, folder, "", shown, "not read: its name matches "
+                                       "no exercise, and recognising it by its graded cells "
+                                       f"would read more than {MAX_READ_BYTES // 2**20} MiB of "
+                                       "this student's notebooks; name it like its exercise "
+                                       "(01_parse_cron_field.ipynb) to grade it"))
+                continue
             if exercise is None:
                 skipped.append(Skipped(student, folder, "", shown, "not one of the course's "
                                        "notebooks: its name and graded cells match no exercise"))
@@ -687,7 +731,7 @@ def discover(submitted: Path, assignment: str | None = None) -> Discovery:
             except OSError:
                 links = 1
             candidates.setdefault((student, exercise), []).append(_Candidate.of(
-                path, shown, readable_name(parts[0]), exercise, document, links))
+                path, shown, readable_name(parts[0]), exercise, document, links, budget))
         if not found_any:
             skipped.append(Skipped(student, "", "", "", f"the folder {student}/ is empty: "
                                    "nothing was submitted"))

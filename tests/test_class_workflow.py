@@ -318,6 +318,36 @@ def test_copies_of_a_notebook_cost_discovery_one_document_at_a_time(tmp_path):
 
 
 @pytest.mark.fast
+def test_discovery_reads_at_most_its_budget_of_each_student_s_notebooks(tmp_path, monkeypatch):
+    """A notebook not named like its exercise is read to recognise it; one student's folder of
+    2,000 such notebooks of 20 MiB (tiny as a zip) would cost about 2.4 s of CPU each before
+    grading began. Discovery reads at most MAX_READ_BYTES of each student's notebooks: the
+    rest is listed as not read, with what to do, and a classmate's budget is their own."""
+    from autograder import discovery
+
+    copy = fixtures.honest_submission(PARSE)
+    write(tmp_path, "ada/schedules/mine 0.ipynb", copy)
+    size = (tmp_path / "ada/schedules/mine 0.ipynb").stat().st_size
+    for number in range(1, 5):
+        write(tmp_path, f"ada/schedules/mine {number}.ipynb", copy)
+    for number in range(2):
+        write(tmp_path, f"bo/schedules/mine {number}.ipynb", copy)
+    monkeypatch.setattr(discovery, "MAX_READ_BYTES", 2 * size + size // 2)
+    real, read = discovery._read, []
+    monkeypatch.setattr(discovery, "_read", lambda path: read.append(path) or real(path))
+    found = discovery.discover(tmp_path)
+    assert sorted(path.name for path in read if "ada" in path.parts) == ["mine 0.ipynb",
+                                                                         "mine 1.ipynb"]
+    assert sorted(path.name for path in read if "bo" in path.parts) == ["mine 0.ipynb",
+                                                                        "mine 1.ipynb"]
+    assert [(s.student, s.path.name) for s in found.submissions] == [("ada", "mine 0.ipynb"),
+                                                                     ("bo", "mine 0.ipynb")]
+    unread = [s for s in found.skipped if s.reason.startswith("not read:")]
+    assert sorted(s.file for s in unread) == [f"ada/schedules/mine {n}.ipynb" for n in (2, 3, 4)]
+    assert "name it like its exercise (01_parse_cron_field.ipynb)" in unread[0].reason
+
+
+@pytest.mark.fast
 def test_a_hidden_student_folder_is_listed_as_not_graded(tmp_path):
     from autograder import discovery
 
