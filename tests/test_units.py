@@ -617,3 +617,46 @@ def test_a_value_is_compared_40_levels_deep_and_past_that_is_too_large(wrap):
     assert "__toolarge__" not in json.dumps(plain.to_plain(nested(40)))
     assert "__toolarge__" in json.dumps(plain.to_plain(nested(41)))
     assert all(plain.is_plain(plain.to_plain(nested(levels))) for levels in (40, 41, 70))
+
+
+@pytest.mark.fast
+def test_nbval_runs_start_a_kernel_again_only_when_it_dies_while_starting(monkeypatch):
+    """conftest.py at the repository's root: a kernel that dies while starting (two xdist
+    processes chose the same port) is started again, at most KERNEL_STARTS times in all."""
+    import importlib.util
+
+    from nbval import kernel
+
+    from autograder.reference import REPOSITORY
+
+    spec = importlib.util.spec_from_file_location("root_conftest", REPOSITORY / "conftest.py")
+    assert spec is not None and spec.loader is not None
+    root = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(root)
+    calls = []
+
+    def dies_twice(*args, **kwargs):
+        calls.append(kwargs)
+        if len(calls) < 3:
+            raise RuntimeError("Kernel died before replying to kernel_info")
+        return "manager", "client"
+
+    class Config:
+        def getoption(self, name, default=None):
+            return name == "nbval_lax"
+
+    monkeypatch.setattr(kernel, "start_new_kernel", dies_twice)
+    root.pytest_configure(Config())
+    assert kernel.start_new_kernel(kernel_name="python") == ("manager", "client")
+    assert calls == [{"kernel_name": "python"}] * 3
+    calls.clear()
+
+    def always_dies(*args, **kwargs):
+        calls.append(kwargs)
+        raise RuntimeError("Kernel died before replying to kernel_info")
+
+    monkeypatch.setattr(kernel, "start_new_kernel", always_dies)
+    root.pytest_configure(Config())
+    with pytest.raises(RuntimeError):
+        kernel.start_new_kernel(kernel_name="python")
+    assert len(calls) == root.KERNEL_STARTS
