@@ -411,11 +411,17 @@ class ReadBudget:
         self.unread: set[Path] = set()
 
     def take(self, path: Path) -> bool:
-        """Whether `path` may be read; its size is taken from what is left when it may."""
+        """Whether `path` may be read; its size is taken from what is left when it may. A file
+        larger than a notebook may be is refused before a byte of it is read, so it costs
+        nothing."""
+        from .notebook import MAX_NOTEBOOK_BYTES
+
         try:
             size = os.lstat(path).st_size
         except OSError:
             return True  # reading it fails on its own, and says why
+        if size > MAX_NOTEBOOK_BYTES:
+            return True
         if size > self.left:
             self.unread.add(path)
             return False

@@ -348,6 +348,24 @@ def test_discovery_reads_at_most_its_budget_of_each_student_s_notebooks(tmp_path
 
 
 @pytest.mark.fast
+def test_a_file_too_large_to_be_a_notebook_takes_nothing_from_the_read_budget(tmp_path,
+                                                                              monkeypatch):
+    """Such a file is refused before a byte of it is read (`lstat`), so the notebooks beside it
+    are still read to recognise them."""
+    from autograder import discovery
+    from autograder.notebook import MAX_NOTEBOOK_BYTES
+
+    write(tmp_path, "ada/schedules/mine.ipynb", fixtures.honest_submission(PARSE))
+    size = (tmp_path / "ada/schedules/mine.ipynb").stat().st_size
+    with open(tmp_path / "ada/schedules/a sparse file.ipynb", "wb") as sparse:
+        sparse.truncate(MAX_NOTEBOOK_BYTES + 1)
+    monkeypatch.setattr(discovery, "MAX_READ_BYTES", MAX_NOTEBOOK_BYTES + size)
+    found = discovery.discover(tmp_path)
+    assert [s.path.name for s in found.submissions] == ["mine.ipynb"]
+    assert not [s for s in found.skipped if s.reason.startswith("not read:")]
+
+
+@pytest.mark.fast
 def test_a_hidden_student_folder_is_listed_as_not_graded(tmp_path):
     from autograder import discovery
 
