@@ -156,3 +156,35 @@ def test_a_cron_matches_that_answers_1_for_true_is_told_to_return_the_bool():
     assert messages, "a cron_matches that answers 1 and 0 passed every self-check"
     assert any("got 1 (int, which equals True: return the bool True itself)" in text
                for text in messages), messages
+
+
+def _selfcheck_messages(notebook_name: str, redefinition: str) -> list[str]:
+    """The failure messages of the self-checks of `notebook_name` when its reference answer is
+    followed, in the same cell, by `redefinition`."""
+    exercise = next(e for e in EXERCISES if e.notebook == notebook_name)
+    notebook = fixtures.honest_submission(exercise)
+    answer = next(cell for cell in notebook.cells if nbgrader_meta(cell).get("solution"))
+    answer.source += "\n\n" + redefinition
+    failed = failed_selfchecks(notebook, exercise, [item.grade_id for item in exercise.items])
+    return [text for cells in failed.values() for text in cells.values()]
+
+
+def test_a_parse_cron_field_that_rejects_a_valid_field_is_told_it_is_valid_and_why():
+    """cronie rejects `50/4`, so a student may raise on it on purpose: the self-check must say
+    that the course reads it as valid and what it selects, not show their own ValueError."""
+    messages = _selfcheck_messages("01_parse_cron_field", (
+        "_parse = parse_cron_field\n\n\ndef parse_cron_field(field, low, high):\n"
+        "    if field == '50/4':\n        raise ValueError('50/4 is a syntax error')\n"
+        "    return _parse(field, low, high)\n"))
+    assert messages, "a parse_cron_field that rejects '50/4' passed every self-check"
+    assert any("raised ValueError: 50/4 is a syntax error; but '50/4' is a valid field "
+               "(a/n runs from a up to high): expected [50, 54, 58]" in text
+               for text in messages), messages
+
+
+def test_a_parse_cron_field_with_a_wrong_answer_is_told_the_rule_it_breaks():
+    messages = _selfcheck_messages("01_parse_cron_field", (
+        "def parse_cron_field(field, low, high):\n"
+        "    return [0, 15, 30, 45] if field == '*/15' else list(range(5, 21, 5))\n"))
+    assert any("parse_cron_field('1-5', 0, 7): expected [1, 2, 3, 4, 5], got [5, 10, 15, 20] "
+               "(a-b includes both ends)" in text for text in messages), messages
