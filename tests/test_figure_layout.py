@@ -6,6 +6,7 @@ side by side whose same colour means different numbers."""
 from __future__ import annotations
 
 from datetime import datetime
+from itertools import pairwise
 
 import fixtures
 import matplotlib
@@ -75,3 +76,39 @@ def test_06_every_bar_label_stands_clear_of_the_axes_frame():
             assert frame.y0 <= box.y0 and box.y1 + box.height / 2 <= frame.y1, (
                 f"the label {text.get_text()!r} of {ax.get_title()!r} touches the top of the "
                 "axes' frame")
+
+
+def test_01_each_item_has_a_bar_from_its_start_to_its_end_and_words_inside_the_figure():
+    names, (figure,) = draw("01_parse_cron_field", "code_a63c3cc2")
+    items, examples = names["items"], names["examples"]
+    (ax,) = figure.axes
+    bars = [line for line in ax.get_lines() if line.get_gid() == "stretch"]
+    assert len(bars) == sum(len(parts) for parts in items.values()), "one bar per item"
+    bars_of_row: dict[int, list] = {}
+    for bar in bars:
+        row = int(bar.get_ydata()[0])
+        bars_of_row.setdefault(row, []).append(bar)
+    for row, (field, parts) in enumerate(items.items()):
+        drawn = bars_of_row.get(row, [])
+        assert len(drawn) == len(parts), f"{field!r}: {len(drawn)} bars for {len(parts)} items"
+        for bar, (start, end, _) in zip(drawn, parts, strict=True):
+            left, right = bar.get_xdata()
+            assert left < start <= end < right and right - left < end - start + 1, (
+                f"{field!r}: the bar of item {start}-{end} runs from {left} to {right}")
+            y = bar.get_ydata()[0]
+            assert row < y < row + 0.5, f"{field!r}: its bar at {y} is not just under its dots"
+            # The step counts from the start: the start is always selected.
+            assert start in examples[field], f"{field!r}: {start} starts an item, unselected"
+        assert all(any(start <= value <= end for start, end, _ in parts)
+                   for value in examples[field]), f"{field!r}: a value lies on no bar"
+    assert 18 in examples["3-20/5"] and 20 not in examples["3-20/5"]
+    renderer = figure.canvas.get_renderer()
+    figure.draw(renderer)
+    page = figure.bbox
+    boxes = [text.get_window_extent(renderer) for text in ax.texts]
+    assert [text.get_text() for text in ax.texts][-1] == "45  +  0 to 10, step 5  +  5"
+    for text, box in zip(ax.texts, boxes, strict=True):
+        assert page.x0 <= box.x0 and box.x1 <= page.x1, (
+            f"the words {text.get_text()!r} at the right are cut off by the figure's edge")
+    for upper, lower in pairwise(boxes):
+        assert upper.y0 > lower.y1, "two rows' words at the right overlap"
