@@ -169,22 +169,43 @@ def _selfcheck_messages(notebook_name: str, redefinition: str) -> list[str]:
     return [text for cells in failed.values() for text in cells.values()]
 
 
-def test_a_parse_cron_field_that_rejects_a_valid_field_is_told_it_is_valid_and_why():
-    """cronie rejects `50/4`, so a student may raise on it on purpose: the self-check must say
-    that the course reads it as valid and what it selects, not show their own ValueError."""
-    messages = _selfcheck_messages("01_parse_cron_field", (
+# A wrong answer, and the words its self-check must show: the call, what came back and the
+# rule it breaks. cronie rejects `50/4`, so a student may raise on it on purpose: they must be
+# told that the course reads it as valid and what it selects, not shown their own ValueError.
+TOLD = {
+    "01: a valid field that raises": ("01_parse_cron_field", (
         "_parse = parse_cron_field\n\n\ndef parse_cron_field(field, low, high):\n"
         "    if field == '50/4':\n        raise ValueError('50/4 is a syntax error')\n"
-        "    return _parse(field, low, high)\n"))
-    assert messages, "a parse_cron_field that rejects '50/4' passed every self-check"
-    assert any("raised ValueError: 50/4 is a syntax error; but '50/4' is a valid field "
-               "(a/n runs from a up to high): expected [50, 54, 58]" in text
-               for text in messages), messages
-
-
-def test_a_parse_cron_field_with_a_wrong_answer_is_told_the_rule_it_breaks():
-    messages = _selfcheck_messages("01_parse_cron_field", (
+        "    return _parse(field, low, high)\n"),
+        "raised ValueError: 50/4 is a syntax error; but '50/4' is a valid field "
+        "(a/n runs from a up to high): expected [50, 54, 58]"),
+    "01: a wrong selection": ("01_parse_cron_field", (
         "def parse_cron_field(field, low, high):\n"
-        "    return [0, 15, 30, 45] if field == '*/15' else list(range(5, 21, 5))\n"))
-    assert any("parse_cron_field('1-5', 0, 7): expected [1, 2, 3, 4, 5], got [5, 10, 15, 20] "
-               "(a-b includes both ends)" in text for text in messages), messages
+        "    return [0, 15, 30, 45] if field == '*/15' else list(range(5, 21, 5))\n"),
+        "parse_cron_field('1-5', 0, 7): expected [1, 2, 3, 4, 5], got [5, 10, 15, 20] "
+        "(a-b includes both ends)"),
+    "04: a wrong order": ("04_run_order", (
+        "_order = run_order\n\n\ndef run_order(tasks):\n"
+        "    return sorted(tasks) if tasks == {'b': [], 'c': [], 'a': ['b']} else _order(tasks)\n"),
+        "expected ['b', 'a', 'c'], got ['a', 'b', 'c'] (choose again after every job: "
+        "a is ready once b has run, and comes before c)"),
+}
+
+
+@pytest.mark.parametrize(("notebook_name", "redefinition", "told"), TOLD.values(), ids=TOLD)
+def test_a_wrong_answer_is_told_the_rule_it_breaks(notebook_name, redefinition, told):
+    messages = _selfcheck_messages(notebook_name, redefinition)
+    assert messages, f"{notebook_name}: the wrong answer passed every self-check"
+    assert any(told in text for text in messages), messages
+
+
+def test_a_run_order_that_calls_a_valid_table_a_cycle_is_told_it_is_valid_and_why():
+    """Counting a repeated dependency twice reports the table as a cycle: the student must see
+    that the table is valid and which rule that breaks, not their own "cycle detected"."""
+    entry = next(e for e in ENTRIES if e.name == "duplicate_counted_twice")
+    failed = failed_selfchecks(fixtures.corpus_submission(entry), entry.exercise,
+                               ["test_run_order"])
+    messages = list(failed["test_run_order"].values())
+    assert any("raised ValueError: cycle detected; but this table is valid (a dependency listed "
+               "twice counts once): expected ['prices', 'report']" in text
+               for text in messages), messages
