@@ -112,3 +112,98 @@ def test_01_each_item_has_a_bar_from_its_start_to_its_end_and_words_inside_the_f
             f"the words {text.get_text()!r} at the right are cut off by the figure's edge")
     for upper, lower in pairwise(boxes):
         assert upper.y0 > lower.y1, "two rows' words at the right overlap"
+
+
+def _run_order():
+    from autograder.reference import namespace
+    return namespace(exercise_for("04_run_order"))["run_order"]
+
+
+def _arrows(ax) -> dict[tuple[str, str], matplotlib.text.Annotation]:
+    """The arrows a 04 diagram drew, by (dependency, job) from their gid "dependency -> job"."""
+    return {tuple(text.get_gid().split(" -> ")): text for text in ax.texts if text.get_gid()}
+
+
+def _on_a_cycle(tasks: dict[str, list[str]]) -> set[tuple[str, str]]:
+    """The arrows (dependency, job) that lie on a cycle: those whose dependency waits, through
+    some chain of arrows, for the job."""
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = set(), [start]
+        while todo:
+            job = todo.pop()
+            if job == goal:
+                return True
+            seen.add(job)
+            todo += [need for need in tasks[job] if need not in seen]
+        return False
+    return {(need, job) for job, needs in tasks.items() for need in needs if reaches(need, job)}
+
+
+def _inside_and_apart(figure, renderer) -> None:
+    """Every arrow lies inside its axes and below its title; the titles do not overlap."""
+    titles = [ax.title.get_window_extent(renderer) for ax in figure.axes]
+    for ax, title in zip(figure.axes, titles, strict=True):
+        frame = ax.get_window_extent(renderer)
+        for (need, job), arrow in _arrows(ax).items():
+            box = arrow.arrow_patch.get_window_extent(renderer)
+            assert frame.y0 <= box.y0 and box.y1 < min(frame.y1, title.y0), (
+                f"{ax.get_title()!r}: the arrow {need} -> {job} runs out of its panel or into "
+                "its title")
+    for one, other in pairwise(titles):
+        assert not one.overlaps(other), "two panels' titles overlap"
+
+
+def test_04_the_diagrams_number_the_morning_in_run_order_and_draw_each_cycle_in_vermillion():
+    names, (figure,) = draw("04_run_order", "code_fde54646")
+    left, middle, right = figure.axes
+    order = _run_order()(names["morning"])
+    assert names["morning_order"] == order, "the numbers must be the order run_order gives"
+    labels = {text.get_text() for text in left.texts if text.get_text()}
+    assert labels == {f"{n}. {job}" for n, job in enumerate(order, start=1)}
+    vermillion = matplotlib.colors.to_rgba(names["VERMILLION"])
+    for ax, tasks in ((left, names["morning"]), (middle, names["with_a_cycle"]),
+                      (right, names["waits_for_itself"])):
+        arrows = _arrows(ax)
+        assert set(arrows) == {(need, job) for job, needs in tasks.items() for need in needs}
+        drawn = {pair for pair, arrow in arrows.items()
+                 if arrow.arrow_patch.get_edgecolor() == vermillion}
+        assert drawn == _on_a_cycle(tasks), f"{ax.get_title()!r}: the vermillion arrows"
+    assert _on_a_cycle(names["with_a_cycle"]) and ("risk", "risk") in _on_a_cycle(
+        names["waits_for_itself"])
+    renderer = figure.canvas.get_renderer()
+    figure.draw(renderer)
+    _inside_and_apart(figure, renderer)
+    # The two arrows between risk and limits are two arrows, not one line drawn twice.
+    both = _arrows(middle)
+    there, back = (both[pair].arrow_patch.get_window_extent(renderer)
+                   for pair in (("risk", "limits"), ("limits", "risk")))
+    assert abs(there.x0 - back.x0) > 10 and abs(there.x1 - back.x1) > 10
+    # The loop of a job that waits for itself rises clear of its box.
+    loop = _arrows(right)["risk", "risk"].arrow_patch.get_window_extent(renderer)
+    risk_box = next(text for text in right.texts if text.get_text() == "risk")
+    assert loop.y1 > risk_box.get_bbox_patch().get_window_extent(renderer).y1 + 10
+
+
+def test_04_on_a_line_in_run_order_every_arrow_points_forward_and_a_cycle_points_back():
+    names, (figure,) = draw("04_run_order", "code_b5d2f8e3")
+    top, bottom = figure.axes
+    vermillion = matplotlib.colors.to_rgba(names["VERMILLION"])
+    for ax, tasks in ((top, names["morning"]), (bottom, names["with_a_cycle"])):
+        place = {text.get_text().split(". ")[-1]: text.get_position()[0]
+                 for text in ax.texts if text.get_text()}
+        backwards = set()
+        for (need, job), arrow in _arrows(ax).items():
+            assert arrow.xy[0] == place[job] and arrow.xyann[0] == place[need]
+            pointing_back = place[need] > place[job]
+            assert (arrow.arrow_patch.get_edgecolor() == vermillion) == pointing_back
+            if pointing_back:
+                backwards.add((need, job))
+        if ax is top:
+            assert sorted(place, key=place.get) == _run_order()(tasks)
+            assert not backwards, "in run order an arrow points back"
+        else:
+            assert backwards and backwards == set(names["back"]), backwards
+            assert all(f"{need} → {job}" in ax.get_title() for need, job in backwards)
+    renderer = figure.canvas.get_renderer()
+    figure.draw(renderer)
+    _inside_and_apart(figure, renderer)
