@@ -3,6 +3,7 @@
 import copy
 import json
 import random
+import re
 from itertools import pairwise
 from pathlib import Path
 
@@ -215,3 +216,27 @@ def test_the_notebook_states_the_large_graph_and_its_time_limit_as_the_suite_has
     text = Path("notebooks/schedules/04_run_order.ipynb")
     shown = " ".join(json.dumps(json.loads((REPOSITORY / text).read_text())["cells"]).split())
     assert "1,000 jobs" in shown and "within 5 seconds" in shown
+
+
+def test_the_hand_run_table_is_what_run_order_does(notebook_namespace, reference_run_order):
+    """The Markdown table that runs the morning jobs by hand, step by step: the ready jobs, the
+    one that runs (the order run_order gives) and how many jobs each job waiting for it still
+    waits for. Typed by hand, so held here to the reference."""
+    notebook = json.loads((REPOSITORY / "notebooks" / EXERCISE.path).read_text())
+    text = next("".join(cell["source"]) for cell in notebook["cells"]
+                if "Running the morning table by hand" in "".join(cell["source"]))
+    rows = [[part.strip() for part in line.strip("|").split("|")]
+            for line in text.splitlines() if re.match(r"\| \d+ \|", line)]
+    morning = notebook_namespace["morning"]
+    order = reference_run_order(morning)
+    assert [row[2].strip("*") for row in rows] == order
+    done: set[str] = set()
+    for step, ready, runs, now_waiting in rows:
+        assert ready.split(", ") == sorted(job for job in morning if job not in done
+                                           and set(morning[job]) <= done), f"step {step}"
+        done.add(runs.strip("*"))
+        stated = {job: int(count) for job, count in re.findall(r"(\w+): (\d+)", now_waiting)}
+        waiting = {job: len(set(needs) - done) for job, needs in morning.items()
+                   if runs.strip("*") in needs}
+        assert stated == waiting, f"step {step}: {now_waiting!r}, but {waiting}"
+    assert "nothing waits for report" in rows[-1][3]

@@ -139,3 +139,37 @@ def test_the_section_is_the_exercise_and_not_the_narrative(sections):
 def test_a_case_without_a_stated_rule_is_caught(sections, rule):
     section = sections["test_parse_cron_field"]
     assert len(plain_text(rule)) < SHORTEST_RULE or plain_text(rule) not in section
+
+
+# Words a student who knows Python but not cron or job graphs meets in a notebook, and the
+# words that explain them. The first time the word appears in the student copy's Markdown must
+# be inside its explanation, not before it.
+EXPLAINED_WHERE_FIRST_USED = {
+    "01_parse_cron_field": {
+        "crontab": "**crontab** (the file of schedule lines that cron reads)",
+    },
+    "04_run_order": {
+        "topological": "**topological order** (the name the libraries",
+        "Kahn": "is **Kahn's algorithm**",
+        "DAG": "**DAG** (directed acyclic graph: arrows, and no cycle)",
+        "dependents": "",  # not used at all: "the jobs waiting for it" says it in plain words
+    },
+}
+
+
+@pytest.mark.parametrize("notebook_name", EXPLAINED_WHERE_FIRST_USED)
+def test_a_word_of_the_trade_is_explained_where_it_is_first_used(notebook_name):
+    (exercise,) = [exercise for exercise in EXERCISES if exercise.notebook == notebook_name]
+    notebook = nbformat.read(RELEASE / exercise.path, as_version=4)
+    text = plain_text("\n".join(cell.source for cell in notebook.cells
+                                if cell.cell_type == "markdown"))
+    for word, explanation in EXPLAINED_WHERE_FIRST_USED[notebook_name].items():
+        if not explanation:
+            assert word not in text, f"{notebook_name} uses {word!r} without explaining it"
+            continue
+        where = text.find(plain_text(explanation))
+        assert where >= 0, f"{notebook_name} does not explain {word!r} as {explanation!r}"
+        first = text.find(word)
+        assert first == where + explanation.find(word), (
+            f"{notebook_name} uses {word!r} before it explains it: "
+            f"{text[max(0, first - 60):first + 60]!r}")
