@@ -42,6 +42,9 @@ UNPRIVILEGED = 65534
 VENV = "/opt/venv"  # where the grader's venv appears inside the sandbox
 SCRATCH_BYTES = 64 * 1024 * 1024
 TMP_BYTES = 16 * 1024 * 1024
+# /dev/shm, where multiprocessing keeps its locks and queues (POSIX semaphores): writable in every
+# mode, as it is without bubblewrap, and private to the sandbox, so nothing left there outlives it.
+SHM_BYTES = 16 * 1024 * 1024
 INTERPRETER_MB = 128  # address space Python itself needs on top of the memory limit
 
 # With -c, sys.path[0] is the working directory (the scratch folder): replace it with the
@@ -212,6 +215,7 @@ class Isolation:
         if (DATA / "README.md").is_file():
             args += ["--ro-bind", str(DATA), "/course/data"]
         args += ["--proc", "/proc", "--dev", "/dev",
+                 "--perms", "1777", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm",
                  "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
                  "--perms", "1777", "--size", str(SCRATCH_BYTES), "--tmpfs", workdir,
                  "--chdir", workdir]

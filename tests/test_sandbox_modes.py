@@ -63,6 +63,23 @@ def student_style(exercise) -> nbformat.NotebookNode:
     return fixtures.build_submission(exercise, answers)
 
 
+# An answer that guards its work with a multiprocessing lock, as a student who learnt about races
+# in 07 might: multiprocessing keeps its locks (POSIX semaphores) in /dev/shm.
+WITH_A_LOCK = """\
+import multiprocessing
+
+_lock = multiprocessing.Lock()
+""" + ANSWER + """
+
+_unguarded = parse_cron_field
+
+
+def parse_cron_field(field, low, high):
+    with _lock:
+        return _unguarded(field, low, high)
+"""
+
+
 class MachineSockets:
     """A UDP socket on this machine's loopback and a unix socket bound in a folder every uid
     can reach, outside any sandbox's scratch folder; `reached` says, after each mode's batch,
@@ -138,6 +155,8 @@ def scores_by_mode(tmp_path_factory, machine_sockets) -> dict[str, Grades]:
     sends_out = SENDS_OUT.format(udp=machine_sockets.udp.getsockname(), unix=machine_sockets.path)
     fixtures.place(submitted, "sends_out", PARSE, fixtures.build_submission(
         PARSE, {"answer_parse_cron_field": ANSWER}, [("answer_parse_cron_field", sends_out)]))
+    fixtures.place(submitted, "with_a_lock", PARSE, fixtures.build_submission(
+        PARSE, {"answer_parse_cron_field": WITH_A_LOCK}))
     found = {}
     modes = {"bubblewrap": (["--sandbox=required"], None),
              "fallback": (["--sandbox=auto"], environment_with(folder)),
@@ -176,6 +195,14 @@ def test_no_mode_lets_a_notebook_or_its_programs_reach_the_machines_sockets(scor
     assert machine_sockets.by_mode == {mode: [] for mode in scores_by_mode}
     for mode, grades in scores_by_mode.items():
         assert grades.score("sends_out", PARSE.notebook) == PARSE.max_score, mode
+
+
+def test_multiprocessing_s_locks_work_in_every_mode(scores_by_mode):
+    """Locks and queues of multiprocessing live in /dev/shm: bubblewrap gives each sandbox one of
+    its own that notebook code can write, as the fallback lets it write the machine's."""
+    assert set(scores_by_mode) >= {"fallback", "off"}
+    for mode, grades in scores_by_mode.items():
+        assert grades.score("with_a_lock", PARSE.notebook) == PARSE.max_score, mode
 
 
 def test_every_mode_gives_identical_scores(scores_by_mode):
