@@ -141,8 +141,10 @@ class Cgroup:
 
     def _empty(self) -> bool:
         """Whether nothing of the last sandbox is left in the group: no process (any that is,
-        is killed) and no process still counted against its process limit (a group whose count
-        stayed up would refuse the next sandbox its first fork)."""
+        is killed), no process still counted against its process limit (a group whose count
+        stayed up would refuse the next sandbox its first fork), and no shared memory charged to
+        it (files in /dev/shm or System V segments that outlived their processes, which no
+        reclaim frees: the next sandbox would have that much less of its memory limit)."""
         empty = True
         for folder in self.folders:
             try:
@@ -154,6 +156,8 @@ class Cgroup:
                         pass
                 counted = folder / "pids.current"
                 if counted.is_file() and int(counted.read_text()) != 0:
+                    empty = False
+                if _shared_memory(folder):
                     empty = False
             except (OSError, ValueError):
                 return False
@@ -190,6 +194,20 @@ class Cgroup:
                 log.warning("cgroups: %s could not be removed (%s)", folder,
                             escape.one_line(problem, 300))
         self.folders = []
+
+
+def _shared_memory(folder: Path) -> int:
+    """Bytes of shared memory (tmpfs files, System V segments) charged to the group in
+    `folder` (a memory hierarchy's; 0 for any other, which has no memory.stat)."""
+    try:
+        with open(folder / "memory.stat", encoding="ascii") as stat:
+            for line in stat:
+                name, _, value = line.partition(" ")
+                if name == "shmem":
+                    return int(value)
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 atexit.register(Cgroup.remove_spares)

@@ -140,6 +140,35 @@ def _scratch_folder(assignment: str, uid: int) -> tuple[tempfile.TemporaryDirect
     return holder, workdir
 
 
+SHARED_MEMORY = "/dev/shm"
+
+
+def remove_shared_memory_of(uid: int) -> None:
+    """Remove what `uid`, a finished notebook's own, left in /dev/shm. Without bubblewrap it is
+    the one folder of the machine a notebook may write besides its scratch folder (Landlock lets
+    it, for multiprocessing's locks and queues), and its files are memory, charged to the
+    sandbox's control group, that outlives the sandbox: left there, they would hold memory of the
+    machine, and of the next notebook given that group, which would then run out of it. As root
+    only: otherwise every notebook runs as the grader's own uid, and what is whose cannot be told.
+    """
+    if os.geteuid() != 0 or uid < SANDBOX_UIDS.start:
+        return
+    try:
+        entries = list(os.scandir(SHARED_MEMORY))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.stat(follow_symlinks=False).st_uid != uid:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
+        except (OSError, RecursionError):  # gone meanwhile, or nested past what rmtree walks
+            continue
+
+
 class _Sink:
     """Keeps the first `cap` bytes of a stream and counts the rest."""
 
@@ -227,6 +256,8 @@ class Started:
             processes.live.discard(process)
         if processes.reaping:
             processes.reap_orphans()
+        if self.holder:  # without bubblewrap; bubblewrap's /dev/shm ends with its sandbox
+            remove_shared_memory_of(self.uid)
         for stream in (process.stdin, process.stdout, process.stderr):
             try:
                 if stream is not None:

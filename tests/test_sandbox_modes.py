@@ -211,6 +211,55 @@ def test_every_mode_gives_identical_scores(scores_by_mode):
         assert grades.rows == reference.rows, mode
 
 
+# -- nothing of one notebook outlives it for the next ---------------------------------------
+
+# Fills /dev/shm, where the fallback lets a notebook write, with as much as the sandbox's memory
+# limit lets it (the limit ends it there), and leaves it there.
+FILLS_SHARED_MEMORY = """
+written = 0
+try:
+    for part in range(8):
+        with open(f"/dev/shm/{marker}-{{part}}", "wb") as hog:
+            for _ in range(50):
+                hog.write(b"x" * 2**20)
+                written += 1
+except OSError as error:
+    print("STOPPED", type(error).__name__)
+print("LEFT", written, "MiB")
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as a grader that is not root every notebook runs "
+                    "as its uid, so what one leaves in /dev/shm cannot be told from another's")
+def test_what_a_notebook_leaves_in_dev_shm_goes_with_it_and_costs_a_classmate_nothing(tmp_path):
+    """Files in /dev/shm are memory charged to the sandbox's control group that outlive it: left
+    there, the next notebook given that group found its memory limit reached before it began,
+    and an honest classmate lost every point to it. They are removed with the sandbox,
+    and a group still holding shared memory is not given to the next."""
+    marker = f"autograder-modes-{os.getpid()}"
+    hog = FILLS_SHARED_MEMORY.format(marker=marker)
+    submitted = tmp_path / "submitted"
+    fixtures.place(submitted, "aaa_hog", PARSE, fixtures.build_submission(
+        PARSE, {"answer_parse_cron_field": ANSWER}, [("answer_parse_cron_field", hog)]))
+    classmates = ("bo", "cy", "di", "ed")
+    for student in classmates:
+        fixtures.place(submitted, student, PARSE, fixtures.honest_submission(PARSE))
+    try:
+        done = grade_batch(submitted, tmp_path / "out", "--jobs", "1", "--memory-limit", "256",
+                           env=environment_with(tmp_path))
+        left = sorted(name for name in os.listdir("/dev/shm") if name.startswith(marker))
+    finally:
+        for name in os.listdir("/dev/shm"):
+            if name.startswith(marker):
+                os.unlink(os.path.join("/dev/shm", name))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "bubblewrap (bwrap) is not available" in done.stderr
+    assert left == []
+    grades = Grades.read(tmp_path / "out")
+    assert {student: grades.score(student, PARSE.notebook) for student in classmates} == \
+        dict.fromkeys(classmates, PARSE.max_score)
+
+
 # -- the fallback keeps its limits on Linux ------------------------------------------------
 
 @pytest.fixture(scope="module", autouse=True)
