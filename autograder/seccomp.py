@@ -20,8 +20,9 @@ every program that process starts has it too. A filter cannot read a socket's ad
 only the numbers a call is given), so it refuses what makes one reachable instead: creating a
 socket of any family, a socket pair other than a connected local stream pair, connecting, and
 sending to an address; and the calls with which another process, or the kernel's io_uring,
-would do it for the notebook. Each is refused with EPERM (a PermissionError in Python); nothing
-is killed.
+would do it for the notebook. It also refuses what would outlive the notebook in the machine's
+IPC namespace (System V IPC objects, POSIX message queues), which bubblewrap gives each sandbox
+apart. Each is refused with EPERM (a PermissionError in Python); nothing is killed.
 """
 
 from __future__ import annotations
@@ -124,9 +125,16 @@ _SOCK_TYPE_MASK = 0xF  # the type without SOCK_NONBLOCK and SOCK_CLOEXEC
 # is not root) could be made to by tracing it, writing its memory or taking its descriptors.
 _DONE_FOR_IT = ("io_uring_setup", "io_uring_enter", "io_uring_register", "ptrace",
                 "process_vm_readv", "process_vm_writev", "pidfd_getfd")
+# What would outlive the notebook in the machine's IPC namespace, which every sandbox without
+# bubblewrap shares (bubblewrap gives each one of its own): System V shared memory, semaphores
+# and message queues, and POSIX message queues. A segment left behind holds memory of the
+# machine, charged to the sandbox's control group, which the next notebook given that group
+# would then lack. No notebook needs them (multiprocessing's locks are files in /dev/shm).
+_OUTLIVE_THE_NOTEBOOK = ("shmget", "semget", "msgget", "ipc", "mq_open")
 # What `network_program` refuses, in words (for `-v` and the README).
 NETWORK_REFUSALS = ("no socket of any family (a connected local socketpair stays), no connect, "
-                    "no send to an address, no io_uring, ptrace, process_vm_* or pidfd_getfd")
+                    "no send to an address, no io_uring, ptrace, process_vm_* or pidfd_getfd, "
+                    "no System V IPC object or POSIX message queue")
 
 
 class Unavailable(Exception):
@@ -177,7 +185,7 @@ def _build_network_program() -> bytes:
                            pyseccomp.Arg(1, pyseccomp.MASKED_EQ, _SOCK_TYPE_MASK, kind))
         rules.add_rule(refuse, "connect")
         rules.add_rule(refuse, "sendto", pyseccomp.Arg(4, pyseccomp.NE, 0))  # an address
-        for name in _DONE_FOR_IT:
+        for name in _DONE_FOR_IT + _OUTLIVE_THE_NOTEBOOK:
             if pyseccomp.resolve_syscall(pyseccomp.Arch.NATIVE, name) >= 0:  # this libseccomp
                 rules.add_rule(refuse, name)  # knows it (an older one may not know the newest)
         with tempfile.TemporaryFile() as exported:

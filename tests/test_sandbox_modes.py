@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -258,6 +259,50 @@ def test_what_a_notebook_leaves_in_dev_shm_goes_with_it_and_costs_a_classmate_no
     grades = Grades.read(tmp_path / "out")
     assert {student: grades.score(student, PARSE.notebook) for student in classmates} == \
         dict.fromkeys(classmates, PARSE.max_score)
+
+
+# A program the notebook runs (no audit hook there, so ctypes works) makes a System V segment
+# of 64 MiB under a key of its own, touches it, and a message queue and a semaphore set.
+MAKES_IPC_OBJECTS = '''
+import subprocess
+subprocess.run(["python3", "-c", """
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+segment = libc.shmget({key}, 64 * 2**20, 0o1600)
+if segment >= 0:
+    ctypes.memset(libc.shmat(segment, None, 0), 1, 64 * 2**20)
+libc.msgget({key} + 1, 0o1600)
+libc.semget({key} + 2, 1, 0o1600)
+"""])
+'''
+
+
+def _ipc_keys(kind: str) -> set[int]:
+    """The keys of the machine's System V objects of one kind ("shm", "msg", "sem")."""
+    lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+    return {int(line.split()[0]) for line in lines if line.split()}
+
+
+def test_a_notebook_leaves_no_system_v_ipc_object_behind(tmp_path):
+    """Without bubblewrap the machine's IPC namespace is every notebook's: a shared-memory segment
+    outlived the notebook that made it, holding memory charged to its sandbox's control group
+    (which the next notebook given that group lacked) and of the machine. The fallback's filter
+    refuses System V IPC and POSIX message queues to the notebook and every program it runs, as
+    bubblewrap's IPC namespace of its own ends them with the sandbox."""
+    try:
+        seccomp.network_program()
+    except seccomp.Unavailable as why:
+        pytest.skip(f"no seccomp filter without bubblewrap here: {why}")
+    key = 0x5A000000 + os.getpid() % 0x10000 * 4
+    try:
+        result = grade_plain(tmp_path, MAKES_IPC_OBJECTS.format(key=key))
+        left = {kind: _ipc_keys(kind) & {key, key + 1, key + 2} for kind in ("shm", "msg", "sem")}
+    finally:
+        for option, offset in (("-M", 0), ("-Q", 1), ("-S", 2)):
+            subprocess.run(["ipcrm", option, str(key + offset)], capture_output=True)
+    assert left == {"shm": set(), "msg": set(), "sem": set()}
+    assert result.score == PARSE.max_score and result.problems == [], result.problems
 
 
 # -- the fallback keeps its limits on Linux ------------------------------------------------

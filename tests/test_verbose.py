@@ -153,7 +153,8 @@ def test_the_fallbacks_network_filter_is_said_with_what_it_refuses(said):
         f"seccomp: without bubblewrap each notebook's process loads a filter of "
         f"{len(program) // 8} instructions built with libseccomp, for itself and every program "
         "it runs: no socket of any family (a connected local socketpair stays), no connect, no "
-        "send to an address, no io_uring, ptrace, process_vm_* or pidfd_getfd")
+        "send to an address, no io_uring, ptrace, process_vm_* or pidfd_getfd, no System V IPC "
+        "object or POSIX message queue")
 
 
 @pytest.mark.parametrize("missing, why", [
