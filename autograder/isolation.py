@@ -42,6 +42,7 @@ UNPRIVILEGED = 65534
 VENV = "/opt/venv"  # where the grader's venv appears inside the sandbox
 SCRATCH_BYTES = 64 * 1024 * 1024
 TMP_BYTES = 16 * 1024 * 1024
+TMP_FOLDER = "/course/tmp"  # a notebook's TMPDIR inside bubblewrap (TMP_BYTES)
 # /dev/shm, where multiprocessing keeps its locks and queues (POSIX semaphores): writable in every
 # mode, as it is without bubblewrap, and private to the sandbox, so nothing left there outlives it.
 SHM_BYTES = 16 * 1024 * 1024
@@ -194,7 +195,11 @@ class Isolation:
         args = [shutil.which("bwrap") or "bwrap", *_namespace_flags(), "--clearenv"]
         if seccomp_fd is not None:
             args += ["--seccomp", str(seccomp_fd)]
-        for name, value in environment("/tmp").items():
+        # Laid out as without bubblewrap (runner._scratch_folder), where the machine's /tmp is
+        # out of a notebook's reach: its home is its working folder and its TMPDIR a folder of
+        # its own, and /tmp is there but cannot be written, so a notebook that writes to /tmp
+        # by name fails alike in every mode.
+        for name, value in environment(workdir, TMP_FOLDER).items():
             args += ["--setenv", name, value]
         args += ["--ro-bind", "/usr", "/usr"]
         for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
@@ -211,14 +216,17 @@ class Isolation:
             worker[0] = f"{VENV}/bin/{os.path.basename(sys.executable)}"
         args += _parents("/grader/sandbox", made)
         args += ["--ro-bind", folder + "/sandbox", "/grader/sandbox"]
-        args += _parents(workdir, made)
+        args += _parents(workdir, made) + _parents(TMP_FOLDER, made)
         if (DATA / "README.md").is_file():
             args += ["--ro-bind", str(DATA), "/course/data"]
         args += ["--proc", "/proc", "--dev", "/dev",
                  "--perms", "1777", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm",
-                 "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
+                 "--perms", "0755", "--dir", "/tmp",
+                 "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", TMP_FOLDER,
                  "--perms", "1777", "--size", str(SCRATCH_BYTES), "--tmpfs", workdir,
                  "--chdir", workdir]
+        if os.geteuid() != 0:  # the sandbox's own root (and /tmp in it) would be its uid's
+            args += ["--remount-ro", "/"]
         return args + ["--", *worker[:4], "/grader", *worker[5:]]
 
 

@@ -81,6 +81,14 @@ def parse_cron_field(field, low, high):
 """
 
 
+# An answer that keeps a log in the machine's /tmp by name, where no sandbox may write (TMPDIR
+# and the working folder are the notebook's own).
+WRITES_TO_TMP = """\
+with open("/tmp/parse_cron_field.log", "a") as log:
+    log.write("loaded\\n")
+""" + ANSWER
+
+
 class MachineSockets:
     """A UDP socket on this machine's loopback and a unix socket bound in a folder every uid
     can reach, outside any sandbox's scratch folder; `reached` says, after each mode's batch,
@@ -158,6 +166,8 @@ def scores_by_mode(tmp_path_factory, machine_sockets) -> dict[str, Grades]:
         PARSE, {"answer_parse_cron_field": ANSWER}, [("answer_parse_cron_field", sends_out)]))
     fixtures.place(submitted, "with_a_lock", PARSE, fixtures.build_submission(
         PARSE, {"answer_parse_cron_field": WITH_A_LOCK}))
+    fixtures.place(submitted, "writes_to_tmp", PARSE, fixtures.build_submission(
+        PARSE, {"answer_parse_cron_field": WRITES_TO_TMP}))
     found = {}
     modes = {"bubblewrap": (["--sandbox=required"], None),
              "fallback": (["--sandbox=auto"], environment_with(folder)),
@@ -204,6 +214,15 @@ def test_multiprocessing_s_locks_work_in_every_mode(scores_by_mode):
     assert set(scores_by_mode) >= {"fallback", "off"}
     for mode, grades in scores_by_mode.items():
         assert grades.score("with_a_lock", PARSE.notebook) == PARSE.max_score, mode
+
+
+def test_a_notebook_that_writes_to_tmp_by_name_fails_alike_in_every_mode(scores_by_mode):
+    """Without bubblewrap the machine's /tmp is out of a notebook's reach, so bubblewrap's
+    sandbox has a /tmp that cannot be written either (its TMPDIR is elsewhere): the answer cell
+    raises in every mode, where it earned 25 with bubblewrap and 0 without."""
+    assert set(scores_by_mode) >= {"fallback", "off"}
+    assert {mode: grades.score("writes_to_tmp", PARSE.notebook)
+            for mode, grades in scores_by_mode.items()} == dict.fromkeys(scores_by_mode, 0)
 
 
 def test_every_mode_gives_identical_scores(scores_by_mode):
