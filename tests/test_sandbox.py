@@ -957,6 +957,26 @@ def test_the_sandbox_scores_exactly_like_the_grade_cells(tmp_path, entry):
     assert result.score == round(sum(expected.values()), 2) < exercise.max_score
 
 
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None
+                    or not isolation.bwrap_works(),
+                    reason="needs root (to become another user with setpriv) and bubblewrap")
+def test_bubblewrap_starts_for_an_instructor_who_is_not_root(monkeypatch):
+    """An instructor grading on a laptop runs bubblewrap as themselves, where it builds a user
+    namespace: the options chosen for that must start it, or the grader would fall back to
+    weaker isolation for them. Checked as uid 65534, the way an unprivileged user runs it."""
+    monkeypatch.setattr(os, "geteuid", lambda: 65534)
+    flags = isolation._namespace_flags()
+    monkeypatch.undo()
+    done = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                           shutil.which("bwrap") or "bwrap", *flags, "--ro-bind", "/", "/",
+                           "id", "-u"], capture_output=True, text=True, timeout=60)
+    if "No permissions to create new namespace" in done.stderr \
+            or "setting up uid map" in done.stderr:
+        pytest.skip(f"this machine lets no unprivileged user create namespaces: {done.stderr}")
+    assert done.returncode == 0, (flags, done.stderr)
+    assert done.stdout.strip() == "65534"
+
+
 @needs_bwrap
 def test_no_new_namespaces_inside_the_sandbox(tmp_path):
     """New user (or other) namespaces would reach kernel code that a plain user cannot: the
