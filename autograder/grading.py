@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import resource
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -34,6 +35,10 @@ from .sandbox.probes import PROBES, load_all
 # stored expected values, the gradebook) but for data/ and the sandbox's own code.
 COURSE = Path(__file__).resolve().parent.parent
 SANDBOX = Path(__file__).resolve().parent / "sandbox"
+# The grader's virtual environment, whose packages (tzdata, which zoneinfo falls back on) notebook
+# code imports in every sandbox mode, bubblewrap's mounting it at /opt/venv: without bubblewrap
+# it may lie inside the course's folder, which is otherwise kept out of reach.
+VENV = [os.path.realpath(sys.prefix)] if sys.prefix != sys.base_prefix else []
 
 _READY: set[str] = set()  # grade_ids whose expected outcomes prepare() computed
 _BROKEN: dict[str, str] = {}  # notebook -> why its reference solution cannot be used
@@ -291,7 +296,7 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
                              "cases": cases, "cell_timeout": limits.cell_time,
                              "cpu_budget": limits.time,
                              "private": [str(COURSE), *options.private],
-                             "allowed": [str(COURSE / "data"), str(SANDBOX)]}
+                             "allowed": [str(COURSE / "data"), str(SANDBOX), *VENV]}
         run = runner.run(job, limits, options.isolation, exercise.assignment, ahead)
     if prepared is not None:  # the one place a notebook sent ahead waits
         waiting = time.monotonic()

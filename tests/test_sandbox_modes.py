@@ -88,6 +88,12 @@ with open("/tmp/parse_cron_field.log", "a") as log:
     log.write("loaded\\n")
 """ + ANSWER
 
+# zoneinfo's own fallback where a machine has no time-zone database of its own (Windows, slim
+# containers): the tzdata package, which the course installs (requirements.txt).
+USES_TZDATA = """\
+import tzdata
+""" + ANSWER
+
 
 class MachineSockets:
     """A UDP socket on this machine's loopback and a unix socket bound in a folder every uid
@@ -168,6 +174,8 @@ def scores_by_mode(tmp_path_factory, machine_sockets) -> dict[str, Grades]:
         PARSE, {"answer_parse_cron_field": WITH_A_LOCK}))
     fixtures.place(submitted, "writes_to_tmp", PARSE, fixtures.build_submission(
         PARSE, {"answer_parse_cron_field": WRITES_TO_TMP}))
+    fixtures.place(submitted, "uses_tzdata", PARSE, fixtures.build_submission(
+        PARSE, {"answer_parse_cron_field": USES_TZDATA}))
     found = {}
     modes = {"bubblewrap": (["--sandbox=required"], None),
              "fallback": (["--sandbox=auto"], environment_with(folder)),
@@ -214,6 +222,14 @@ def test_multiprocessing_s_locks_work_in_every_mode(scores_by_mode):
     assert set(scores_by_mode) >= {"fallback", "off"}
     for mode, grades in scores_by_mode.items():
         assert grades.score("with_a_lock", PARSE.notebook) == PARSE.max_score, mode
+
+
+def test_the_course_s_packages_import_alike_in_every_mode(scores_by_mode):
+    """bubblewrap mounts the grader's environment; without it, that environment may lie inside
+    the course's folder, which notebook code cannot read: its packages stay importable."""
+    assert set(scores_by_mode) >= {"fallback", "off"}
+    for mode, grades in scores_by_mode.items():
+        assert grades.score("uses_tzdata", PARSE.notebook) == PARSE.max_score, mode
 
 
 def test_a_notebook_that_writes_to_tmp_by_name_fails_alike_in_every_mode(scores_by_mode):

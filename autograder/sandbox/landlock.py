@@ -88,6 +88,10 @@ def rules(package: str, scratch: str) -> list[tuple[str, int]]:
         if path:
             read.append(os.path.realpath(path))
     read.append(os.path.join(package, "sandbox"))
+    # The site-packages folders the grader handed the worker (isolation.BOOTSTRAP puts them on
+    # sys.path; with -S, sys.prefix is the base interpreter's, not the grader's venv), which
+    # bubblewrap mounts too: tzdata, which zoneinfo falls back on, is imported from there.
+    read += [os.path.realpath(path) for path in sys.path[1:] if path and os.path.isdir(path)]
     data = os.path.join(scratch, "data")  # a link to the course's data/ (runner._scratch_folder)
     if os.path.exists(data):
         read.append(os.path.realpath(data))
