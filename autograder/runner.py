@@ -140,6 +140,9 @@ def _scratch_folder(assignment: str, uid: int) -> tuple[tempfile.TemporaryDirect
     return holder, workdir
 
 
+# All of the grader's environment that bubblewrap (and the shell that puts it in its control
+# group) are given.
+BWRAP_ENVIRONMENT = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 SHARED_MEMORY = "/dev/shm"
 
 
@@ -298,7 +301,10 @@ def start(limits: Limits, isolation: Isolation, assignment: str = "") -> Started
                     command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE, pass_fds=passed, start_new_session=True,
                     close_fds=True, cwd=scratch,
-                    env=None if isolation.isolated else environment(
+                    # bubblewrap clears the worker's environment, but keeps its own: run
+                    # unprivileged it stays in the sandbox as its first process, whose
+                    # /proc/1/environ notebook code can read, so it gets none of the grader's.
+                    env=dict(BWRAP_ENVIRONMENT) if isolation.isolated else environment(
                         str(scratch), str(Path(str(scratch)).parent.parent / "tmp")))
                 processes.live.add(process)
     finally:

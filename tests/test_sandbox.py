@@ -29,7 +29,7 @@ import pytest
 
 from autograder import batch, cgroups, grading, isolation, processes, runner, scoring, seccomp
 from autograder.results import NotebookResult
-from autograder.sandbox import landlock
+from autograder.sandbox import backstop, landlock
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -81,7 +81,10 @@ def test_honest_work_earns_every_point_in_the_sandbox(tmp_path):
     result = grade(tmp_path, "print('uid', __import__('os').getuid())")
     assert result.score == PARSE.max_score and result.problems == []
     uid = int(result.stdout.split("uid", 1)[1].split()[0])
-    assert uid in runner.SANDBOX_UIDS  # student code never runs as root, nor as a real user
+    if os.geteuid() == 0:
+        assert uid in runner.SANDBOX_UIDS  # student code never runs as root, nor as a real user
+    else:  # an unprivileged grader's own uid, in bubblewrap's user namespace
+        assert uid == os.getuid()
 
 
 @needs_bwrap
@@ -1817,3 +1820,20 @@ def test_the_network_filter_refuses_every_socket_family_and_keeps_local_pairs():
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     assert "CREATED" not in said and "OTHER" not in said, said
     assert said.splitlines()[-3:] == ["ASYNCIO ran", "PIPE {'ok': 1}", "CHILD 3"], said
+
+
+@needs_bwrap
+def test_bubblewrap_itself_holds_none_of_the_graders_environment(monkeypatch):
+    """bubblewrap clears the worker's environment but keeps its own, and run unprivileged it
+    stays in the sandbox as its first process, whose /proc/1/environ notebook code can read:
+    an instructor's tokens in the grader's environment must not be there."""
+    monkeypatch.setenv("INSTRUCTORS_TOKEN", "canary-6f1d2a")
+    worker = runner.start(runner.Limits(), isolation.Isolation("bwrap"), "schedules")
+    assert worker is not None
+    try:
+        seen = [Path(f"/proc/{pid}/environ").read_bytes()
+                for pid in backstop.tree(worker.process.pid)
+                if Path(f"/proc/{pid}/environ").exists()]
+    finally:
+        worker.discard()
+    assert seen and not any(b"canary-6f1d2a" in environ for environ in seen)

@@ -1,6 +1,7 @@
 # threat: 8 forked children of 200 MiB each together hold over twice the memory limit.
 # notebook: 01_parse_cron_field
 # max-points: 0
+# needs-root: a memory limit across processes needs a control group, which only root makes
 # %% answer_parse_cron_field
 import os
 import time
