@@ -1837,3 +1837,62 @@ def test_bubblewrap_itself_holds_none_of_the_graders_environment(monkeypatch):
     finally:
         worker.discard()
     assert seen and not any(b"canary-6f1d2a" in environ for environ in seen)
+
+
+# Student code that opens, for writing, every pipe of another process it can see but the
+# standard streams (what a notebook prints goes there anyway): the relay's channel to the
+# grader would let it write results of its own choosing.
+OPENS_OTHERS_PIPES = """
+import os
+escaped = []
+for pid in [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]:
+    try:
+        descriptors = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        continue
+    for fd in descriptors:
+        try:
+            if int(fd) > 2 and os.readlink(f"/proc/{pid}/fd/{fd}").startswith("pipe:"):
+                open(f"/proc/{pid}/fd/{fd}", "w").close()
+                escaped.append(f"{pid}/{fd}")
+        except OSError:
+            pass
+if escaped:
+    def parse_cron_field(field, low, high):
+        raise RuntimeError("ESCAPED through " + ", ".join(escaped))
+"""
+
+
+@needs_bwrap
+def test_a_notebook_cannot_open_the_relays_channel_to_the_grader(tmp_path):
+    """Run by an ordinary user, bubblewrap gives the notebook and the worker's relay one uid:
+    the relay is then non-dumpable, so that the notebook cannot open its descriptors through
+    /proc (as root the relay has a uid of its own). Run as root, the test grades as uid 65534
+    where that uid can run this Python."""
+    if os.geteuid() != 0:
+        result = grade(tmp_path, OPENS_OTHERS_PIPES)
+        assert result.score == PARSE.max_score, result.items[0].tests[0].output
+        return
+    unprivileged = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    binds = [arg for folder in isolation._python_folders()
+             for arg in ("--ro-bind", folder, folder)]
+    if shutil.which("setpriv") is None or subprocess.run(
+            [*unprivileged, shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", *binds,
+             "true"], capture_output=True).returncode != 0:
+        pytest.skip("uid 65534 cannot reach this Python's folders (they lie where only root "
+                    "can look), so it cannot run the grader")
+    folder = Path(tempfile.mkdtemp())
+    try:
+        folder.chmod(0o777)
+        notebook = fixtures.build_submission(PARSE, {"answer_parse_cron_field": ANSWER},
+                                             [("answer_parse_cron_field", OPENS_OTHERS_PIPES)])
+        nbformat.write(notebook, folder / "01_parse_cron_field.ipynb")
+        done = subprocess.run([*unprivileged, sys.executable, "-m", "autograder", "grade",
+                               str(folder / "01_parse_cron_field.ipynb"), "--results",
+                               str(folder / "results.json"), "--sandbox", "required"],
+                              capture_output=True, text=True, cwd=REPOSITORY, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        graded = json.loads((folder / "results.json").read_text())
+        assert graded["score"] == PARSE.max_score, graded["tests"][0]["output"]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

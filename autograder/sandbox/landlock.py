@@ -21,7 +21,7 @@ Nothing is done where Landlock is missing (an older kernel, a kernel built witho
 `confine` then returns 0 and the guard's audit hook is all there is.
 
 The system calls go through ctypes, which the worker forgets again before any notebook code
-runs (worker._libc_prctl).
+runs (worker._forget_ctypes).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ before any notebook code runs. A filter stays on a process for good and passes t
 it starts (fork and execve keep it, and no call removes it), so the programs a notebook runs
 (`subprocess`, `os.system`) are held by it too. Loading it is one system call, so this module
 uses ctypes, which the worker forgets again before any notebook code runs
-(worker._libc_prctl), instead of importing libseccomp in every notebook's process.
+(worker._forget_ctypes), instead of importing libseccomp in every notebook's process.
 """
 
 from __future__ import annotations

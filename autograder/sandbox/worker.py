@@ -95,15 +95,15 @@ WATCH_LOOK = 0.1  # seconds between the notebook process's looks at a case serve
 CPU_GRACE = 2.5
 
 
-def drop_privileges(uid: int = UNPRIVILEGED) -> None:
-    """Never run student code as root, even inside the sandbox."""
+def drop_privileges(uid: int, prctl: Callable) -> None:
+    """Never run student code as root, even inside the sandbox. `prctl`, from _libc_prctl."""
     if os.geteuid() == 0:
         reachable = keep_imports_reachable(uid)
         os.setgroups([])
         os.setgid(uid)
         os.setuid(uid)
         if not reachable:
-            _allow_own_fd_links()
+            _allow_own_fd_links(prctl)
 
 
 def _reachable(path: str, uid: int) -> bool:
@@ -163,10 +163,13 @@ def keep_imports_reachable(uid: int) -> bool:
     return not opened
 
 
-def _allow_own_fd_links() -> None:
+PR_SET_DUMPABLE = 4
+
+
+def _allow_own_fd_links(prctl: Callable) -> None:
     """Switching uid makes a process non-dumpable, which hides /proc/self/fd from itself;
     make it dumpable again (only processes of its own new uid could then look at it)."""
-    _prctl(4, 1)  # PR_SET_DUMPABLE
+    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
 
 
 def _confine(package: str) -> int:
@@ -206,14 +209,14 @@ def _load_filter(program: bytes) -> bool:
     return syscall_filter.load(program)
 
 
-def _orphan_adopter() -> Callable[[], None]:
+def _orphan_adopter(prctl: Callable) -> Callable[[], None]:
     """A function that makes the notebook's process adopt the orphans of its descendants (a
     grandchild whose parent ended at once: a double fork), where they stay in its tree: ended
     before the tests and after each case server, and counted in the hidden tests' CPU. Left to
     the sandbox's first process or to init, such a helper could compute for a hidden test
     outside its CPU count. Not inherited by a fork: only this process adopts. The C function
-    is held only in the returned function's defaults, which the guard keeps unreadable."""
-    prctl = _libc_prctl()
+    is held only in the returned function's defaults, which the guard keeps unreadable
+    (`prctl`, from _libc_prctl)."""
 
     def adopt(_prctl: Callable = prctl) -> None:
         _prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
@@ -221,22 +224,26 @@ def _orphan_adopter() -> Callable[[], None]:
     return adopt
 
 
-def _prctl(option: int, value: int) -> None:
-    _libc_prctl()(option, value, 0, 0, 0)
-
-
 def _libc_prctl() -> Callable:
+    """libc's prctl, through ctypes, which is forgotten again (_forget_ctypes). The worker looks
+    it up once, before it forks, for the relay and the notebook's process both."""
     import ctypes
 
     call = ctypes.CDLL(None, use_errno=True).prctl
-    # Forget ctypes again: notebook code must meet the guard's refusal when it imports it, not
-    # a module already loaded (an import of a loaded module raises no audit event).
-    for name in [name for name in sys.modules
-                 if name in ("ctypes", "_ctypes") or name.startswith("ctypes.")]:
-        del sys.modules[name]
     del ctypes
-    gc.collect()
+    _forget_ctypes()
     return call
+
+
+def _forget_ctypes() -> None:
+    """Notebook code must meet the guard's refusal when it imports ctypes, not a module already
+    loaded (an import of a loaded module raises no audit event)."""
+    names = [name for name in sys.modules
+             if name in ("ctypes", "_ctypes") or name.startswith("ctypes.")]
+    if names:
+        for name in names:
+            del sys.modules[name]
+        gc.collect()
 
 
 def main(argv: list[str]) -> int:
@@ -273,6 +280,13 @@ def main(argv: list[str]) -> int:
     uid = int(argv[argv.index("--uid") + 1]) if "--uid" in argv else UNPRIVILEGED
     program = _filter_from(argv)
     flush = _flusher()
+    prctl = _libc_prctl()
+    own_uid = os.geteuid() == 0  # the notebook gets a uid of its own, and a process limit
+    if not own_uid:
+        # The relay then shares the notebook's uid: it is made non-dumpable, so that no notebook
+        # code can open its descriptors (/proc/PID/fd: the grader's results channel) or read
+        # its memory. Before the fork, so that it never is while notebook code runs.
+        prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     reader, writer = os.pipe()
     _freeze()
     child = os.fork()
@@ -280,13 +294,16 @@ def main(argv: list[str]) -> int:
         try:
             os.close(fd)
             os.close(reader)
-            own_uid = os.geteuid() == 0  # the notebook gets a uid of its own, and a process limit
+            if not own_uid:  # dumpable again, as before: it holds nothing of the grader's
+                prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
             if "--landlock" in argv:  # no bubblewrap: the kernel's own confinement, where it can
                 _confine(argv[1])  # still as root: a rule's folder must be opened to be named
             if program:  # no bubblewrap: the grader's network filter, for this process and all
                 _load_filter(program)  # it starts
-            drop_privileges(uid)
-            adopt = _orphan_adopter()  # forgets ctypes, which _confine and _load_filter import
+            _forget_ctypes()  # which _confine and _load_filter import
+            drop_privileges(uid, prctl)
+            adopt = _orphan_adopter(prctl)
+            del prctl  # held only by `adopt` from here on
             if not own_uid:  # no process limit to fill with orphans that exited during the cells
                 adopt()
             _notebook_process(job, writer, flush, adopt, own_uid)
@@ -295,7 +312,8 @@ def main(argv: list[str]) -> int:
             os._exit(0)
     os.close(writer)
     # A uid of the relay's own, so that no notebook code can stop, kill or look into it.
-    drop_privileges(uid + RELAY_UIDS if uid != UNPRIVILEGED else uid)
+    drop_privileges(uid + RELAY_UIDS if uid != UNPRIVILEGED else uid, prctl)
+    del prctl
     _relay(job, reader, child, emit, deliver)
     emit({"event": "done"})
     deliver()
