@@ -449,10 +449,9 @@ def test_when_the_tests_process_is_ended_the_stopped_cells_process_holds_nothing
     end only after every hidden test's wall-clock allowance)."""
     code = ("import os, signal, threading\n"
             "threading.Thread(target=threading.Event().wait, daemon=True).start()\n"
-            "_honest = parse_cron_field\n"
             "def parse_cron_field(*args):\n"
             "    os.kill(os.getppid(), signal.SIGKILL)\n"
-            "    return _honest(*args)\n")
+            "    threading.Event().wait(20)  # no answer: this test ends with that process\n")
     result = grade_plain(tmp_path, code)
     assert result.score < PARSE.max_score
     assert not any("waiting" in problem for problem in result.problems), result.problems
