@@ -203,9 +203,9 @@ def _options(args: argparse.Namespace) -> grading.Options:
     if sandbox.isolated:
         if reaping:
             log.info("sandbox: this process adopts what a sandbox leaves behind when it ends "
-                     "(PR_SET_CHILD_SUBREAPER: unprivileged, bubblewrap's own first process; "
-                     "as root the relay is that process and nothing is left) and reaps it after "
-                     "each notebook")
+                     "(PR_SET_CHILD_SUBREAPER; the relay is the sandbox's first process, which "
+                     "bubblewrap waits for, so nothing should be left) and reaps it after each "
+                     "notebook")
     else:
         log.info("sandbox: unisolated worker processes: no namespaces (Landlock and the network "
                  "filter, where they work, each get a line of their own); each notebook still "

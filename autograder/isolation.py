@@ -120,7 +120,12 @@ def _namespace_flags() -> list[str]:
                   "namespaces inside)")
         return ["--unshare-net", "--unshare-pid", "--as-pid-1", "--unshare-ipc", "--unshare-uts",
                 "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
-    flags = ["--unshare-all", "--die-with-parent", "--new-session"]
+    # The relay is the sandbox's first process here too: it shares the notebook's uid, and the
+    # kernel delivers no signal from inside a process namespace to its first process that it
+    # has not asked for, so notebook code cannot stop or kill it; and no bubblewrap process,
+    # with the grader's standard streams and its own channel to bubblewrap outside, stays in
+    # the sandbox for notebook code to open through /proc/1/fd.
+    flags = ["--unshare-all", "--as-pid-1", "--die-with-parent", "--new-session"]
     if _bwrap_supports("--disable-userns"):  # bubblewrap 0.8 and later
         # It needs the user namespace asked for outright: --unshare-all only tries for one, and
         # bubblewrap then refuses to start at all, so the grader would fall back.

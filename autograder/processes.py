@@ -38,10 +38,9 @@ reaping = False
 def become_subreaper() -> bool:
     """Make this process adopt orphans of its children (Linux), so that they are ended and
     reaped after each job (`reap_orphans`): an unisolated worker's descendants that escaped
-    its process group, and, when bubblewrap runs unprivileged, the first process of each
-    sandbox, which bubblewrap leaves behind when it ends (left to init, it would count against
-    the machine's processes where init never reaps). As root the worker's relay is the
-    sandbox's first process (`bwrap --as-pid-1`), which bubblewrap waits for.
+    its process group (left to init, they would count against the machine's processes where
+    init never reaps). Under bubblewrap the worker's relay is the sandbox's first process
+    (`bwrap --as-pid-1`), which bubblewrap waits for, so nothing of a sandbox should be left.
     Process-wide, so only the command line turns it on."""
     global reaping
     try:

@@ -1180,10 +1180,11 @@ print(len(left), [(stat_fields(pid) or [b"?"])[0].decode() for pid in sorted(lef
 
 @needs_bwrap
 def test_a_batch_leaves_no_sandbox_process_for_others_to_reap(tmp_path):
-    """What a sandbox leaves when it ends belongs to the nearest subreaper or init: as root
-    nothing (the next test), unprivileged bubblewrap's own first process. grade-batch adopts and
-    reaps those itself: run under a subreaper of its own here, it leaves that subreaper nothing
-    (a container whose init never reaps would otherwise keep one process per notebook)."""
+    """What a sandbox leaves when it ends belongs to the nearest subreaper or init: nothing, as
+    the next test shows, where the relay is its first process. grade-batch adopts and reaps
+    whatever there is itself: run under a subreaper of its own here, it leaves that subreaper
+    nothing (a container whose init never reaps would otherwise keep one process per
+    notebook)."""
     submitted = tmp_path / "submitted"
     for student in ("ann", "bob"):
         for exercise in (PARSE, exercise_for("05_backoff_delays")):
@@ -1373,8 +1374,6 @@ print(len(processes._children(os.getpid())))
 
 
 @needs_bwrap
-@pytest.mark.skipif(os.geteuid() != 0, reason="as root the relay is the sandbox's first "
-                    "process (bwrap --as-pid-1); unprivileged, bubblewrap keeps its own")
 def test_a_sandbox_leaves_nothing_for_a_process_that_does_not_reap(tmp_path):
     """The relay is the sandbox's first process and reaps what notebook code leaves behind, and
     bubblewrap waits for it: nothing of a sandbox is left for the grader's process, nbgrader's or
@@ -1386,8 +1385,6 @@ def test_a_sandbox_leaves_nothing_for_a_process_that_does_not_reap(tmp_path):
 
 
 @needs_bwrap
-@pytest.mark.skipif(os.geteuid() != 0, reason="as root the relay is the sandbox's first "
-                    "process (bwrap --as-pid-1); unprivileged, bubblewrap keeps its own")
 def test_the_relay_reaps_what_notebook_code_leaves_so_the_process_limit_holds_only_the_living():
     """Processes whose parent ended come to the relay; once they end it reaps them, so that a
     notebook that has started more than its 64 processes over time, never more than a few at
@@ -1863,36 +1860,62 @@ if escaped:
 """
 
 
-@needs_bwrap
-def test_a_notebook_cannot_open_the_relays_channel_to_the_grader(tmp_path):
-    """Run by an ordinary user, bubblewrap gives the notebook and the worker's relay one uid:
-    the relay is then non-dumpable, so that the notebook cannot open its descriptors through
-    /proc (as root the relay has a uid of its own). Run as root, the test grades as uid 65534
-    where that uid can run this Python."""
-    if os.geteuid() != 0:
-        result = grade(tmp_path, OPENS_OTHERS_PIPES)
-        assert result.score == PARSE.max_score, result.items[0].tests[0].output
-        return
+def graded_by_an_ordinary_user(code: str) -> dict:
+    """results.json of the honest 01 followed by a cell of the student's own holding `code`,
+    graded with bubblewrap by an ordinary user: this one, or uid 65534 when run as root and
+    that uid can run this Python (the test skips otherwise)."""
     unprivileged = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-    binds = [arg for folder in isolation._python_folders()
-             for arg in ("--ro-bind", folder, folder)]
-    if shutil.which("setpriv") is None or subprocess.run(
-            [*unprivileged, shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", *binds,
-             "true"], capture_output=True).returncode != 0:
-        pytest.skip("uid 65534 cannot reach this Python's folders (they lie where only root "
-                    "can look), so it cannot run the grader")
+    if os.geteuid() != 0:
+        unprivileged = []
+    else:
+        binds = [arg for folder in isolation._python_folders()
+                 for arg in ("--ro-bind", folder, folder)]
+        if shutil.which("setpriv") is None or subprocess.run(
+                [*unprivileged, shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", *binds,
+                 "true"], capture_output=True).returncode != 0:
+            pytest.skip("uid 65534 cannot reach this Python's folders (they lie where only "
+                        "root can look), so it cannot run the grader")
     folder = Path(tempfile.mkdtemp())
     try:
         folder.chmod(0o777)
         notebook = fixtures.build_submission(PARSE, {"answer_parse_cron_field": ANSWER},
-                                             [("answer_parse_cron_field", OPENS_OTHERS_PIPES)])
+                                             [("answer_parse_cron_field", code)])
         nbformat.write(notebook, folder / "01_parse_cron_field.ipynb")
         done = subprocess.run([*unprivileged, sys.executable, "-m", "autograder", "grade",
                                str(folder / "01_parse_cron_field.ipynb"), "--results",
                                str(folder / "results.json"), "--sandbox", "required"],
                               capture_output=True, text=True, cwd=REPOSITORY, timeout=300)
         assert done.returncode == 0, done.stderr[-2000:]
-        graded = json.loads((folder / "results.json").read_text())
-        assert graded["score"] == PARSE.max_score, graded["tests"][0]["output"]
+        return json.loads((folder / "results.json").read_text())
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@needs_bwrap
+def test_a_notebook_cannot_open_the_relays_channel_to_the_grader():
+    """Run by an ordinary user, bubblewrap gives the notebook and the worker's relay one uid:
+    the relay is then non-dumpable, so that the notebook cannot open its descriptors through
+    /proc (as root the relay has a uid of its own)."""
+    graded = graded_by_an_ordinary_user(OPENS_OTHERS_PIPES)
+    assert graded["score"] == PARSE.max_score, graded["tests"][0]["output"]
+
+
+# Signals the relay, the notebook process's parent, every way that ends or stops a process.
+SIGNALS_THE_RELAY = """
+import os, signal
+for how in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL, signal.SIGSTOP):
+    try:
+        os.kill(os.getppid(), how)
+    except OSError:
+        pass
+"""
+
+
+@needs_bwrap
+def test_a_notebook_graded_by_an_ordinary_user_cannot_stop_or_kill_the_relay():
+    """Run by an ordinary user, the relay shares the notebook's uid, so only its place keeps it
+    safe: it is the sandbox's first process, which takes from inside no signal it has not asked
+    for, and it ignores SIGINT. Under bubblewrap's own first process, a notebook that killed the
+    relay lost every result (and one that stopped it held its sandbox to the backstop)."""
+    graded = graded_by_an_ordinary_user(SIGNALS_THE_RELAY)
+    assert graded["score"] == PARSE.max_score, graded["tests"][0]["output"]

@@ -20,18 +20,20 @@ the runner gives every sandbox a uid of its own, so per-user limits such as the 
 cannot be exhausted by one submission for another.
 
 Three kinds of process, so that no notebook code ever shares a process with the results:
-- the relay (this process; under bubblewrap as root, the sandbox's first process, which
-  reaps whatever notebook code leaves behind) holds the results descriptor, never runs
-  notebook code, and passes on only what it expects: each cell's error once, before the
-  notebook process says that the hidden tests begin (once), and each hidden case's outcome
-  once, after that. An outcome before the tests began, a second outcome for a case, an
+- the relay (this process; under bubblewrap, the sandbox's first process, which reaps
+  whatever notebook code leaves behind) holds the results descriptor, never runs notebook
+  code, and passes on only what it expects: each cell's error once, before the notebook
+  process says that the hidden tests begin (once), and each hidden case's outcome once,
+  after that. An outcome before the tests began, a second outcome for a case, an
   outcome whose case's process then ended abnormally, one for a case that does not exist, or
   a second start of the tests is forged: the case (for the last, every case) fails and the
   instructor is told. Notebook code that imitates this protocol exactly, with the right
   answers, and then ends its process before the real tests run is not told apart (every
-  writer shares the channel), but it needs correct answers to gain anything. The relay
-  runs as a uid of its own (the notebook's plus RELAY_UIDS), so notebook code can neither
-  stop nor kill it, nor look into its descriptors;
+  writer shares the channel), but it needs correct answers to gain anything. As root the
+  relay runs as a uid of its own (the notebook's plus RELAY_UIDS), so notebook code can
+  neither stop nor kill it, nor look into its descriptors; run by an ordinary user it shares
+  the notebook's uid, is non-dumpable, and under bubblewrap, as the sandbox's first process,
+  takes no signal from notebook code;
 - the notebook process, forked from it, keeps the hidden cases as text (which no code can
   change in place), runs the trusted setup cells, takes the guard's snapshot (guard.py),
   runs the student's cells, puts back whatever they rebound, and then
@@ -287,6 +289,10 @@ def main(argv: list[str]) -> int:
         # code can open its descriptors (/proc/PID/fd: the grader's results channel) or read
         # its memory. Before the fork, so that it never is while notebook code runs.
         prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    # Whether every other process of the notebook's uid is the notebook's own: as root (a uid of
+    # its own), and where the relay is the first process of a process namespace of the
+    # sandbox's own (bubblewrap), which then takes no signal from the notebook's processes.
+    uid_is_its_own = own_uid or os.getpid() == 1
     reader, writer = os.pipe()
     _freeze()
     child = os.fork()
@@ -304,13 +310,16 @@ def main(argv: list[str]) -> int:
             drop_privileges(uid, prctl)
             adopt = _orphan_adopter(prctl)
             del prctl  # held only by `adopt` from here on
-            if not own_uid:  # no process limit to fill with orphans that exited during the cells
+            if not uid_is_its_own:  # the relay reaps none of the cells' orphans
                 adopt()
-            _notebook_process(job, writer, flush, adopt, own_uid)
+            _notebook_process(job, writer, flush, adopt, uid_is_its_own)
         finally:
             flush()
             os._exit(0)
     os.close(writer)
+    # The sandbox's first process, to which the kernel passes no signal from inside that it has
+    # no handler for; Python has one for SIGINT, by which notebook code could still end it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # A uid of the relay's own, so that no notebook code can stop, kill or look into it.
     drop_privileges(uid + RELAY_UIDS if uid != UNPRIVILEGED else uid, prctl)
     del prctl
@@ -527,13 +536,13 @@ def _flusher():
 
 
 def _notebook_process(job: Job, writer: int, flush, adopt: Callable[[], None],
-                      own_uid: bool) -> None:
+                      uid_is_its_own: bool) -> None:
     """Run the notebook's cells, then its hidden tests in case servers forked from here.
-    `adopt` makes a process adopt orphans (_orphan_adopter). With a uid of its own (`own_uid`:
-    there the process limit counts exited orphans until someone reaps them), this process
-    adopts only once the cells have run; the relay reaps the cells' orphans meanwhile, and what
-    is still running of them, found by the uid, is ended before the tests. Otherwise it
-    adopted from the start."""
+    `adopt` makes a process adopt orphans (_orphan_adopter). When every other process of its
+    uid is the notebook's (`uid_is_its_own`: there the process limit counts exited orphans
+    until someone reaps them), this process adopts only once the cells have run; the relay
+    reaps the cells' orphans meanwhile, and what is still running of them, found by the uid,
+    is ended before the tests. Otherwise it adopted from the start."""
     # Taken before any notebook code, as default arguments that the guard's audit hook keeps
     # notebook code from replacing: everything after uses only these references.
     fork, wait4, kill, exit_now = os.fork, os.wait4, os.kill, os._exit
@@ -606,7 +615,7 @@ def _notebook_process(job: Job, writer: int, flush, adopt: Callable[[], None],
         return
     for what in restore(saved):
         send({"flag": f"notebook code rebound {what} (put back for the tests)"})
-    if own_uid:
+    if uid_is_its_own:
         adopt()
         _end_processes_of_uid()
     _end_descendants()
@@ -695,7 +704,9 @@ def _end_descendants(rounds: int = 50) -> None:
 
 def _end_processes_of_uid() -> None:
     """End every other process running as this one's uid, which is the notebook's own: those
-    the cells started whose parent ended (the relay, or init, adopted them)."""
+    the cells started whose parent ended (the relay, or init, adopted them). A relay of the
+    same uid is the first process of the sandbox's process namespace, which the kernel keeps
+    from this signal."""
     own, uid = os.getpid(), os.getuid()
     try:
         names = os.listdir("/proc")
