@@ -138,6 +138,15 @@ def _namespace_flags() -> list[str]:
     return flags
 
 
+def _processes_counted_apart(bwrap_flags: list[str]) -> bool:
+    """Whether a process limit (RLIMIT_NPROC, which counts a uid's processes) counts only the
+    sandbox's own: as root, where each sandbox has a uid of its own; and in a user namespace of
+    the sandbox's own (bubblewrap run by an ordinary user), where the kernel counts a uid's
+    processes in each namespace apart. Otherwise every notebook runs as the grader's uid, whose
+    processes all count, the grader's and its other sandboxes' too, so no limit is set."""
+    return os.geteuid() == 0 or "--unshare-user" in bwrap_flags
+
+
 @functools.cache
 def _bwrap_supports(option: str) -> bool:
     try:
@@ -181,12 +190,13 @@ class Isolation:
     def command(self, folder: str, limits: Limits, results_fd: int, assignment: str,
                 uid: int = UNPRIVILEGED, seccomp_fd: int | None = None) -> list[str]:
         python = sys.executable
+        flags = _namespace_flags() if self.isolated else []
         rlimits = ",".join(str(v) for v in (
             (limits.memory_mb + INTERPRETER_MB) * 2**20,
             int(limits.time) + 2,
             SCRATCH_BYTES,
             256,
-            limits.processes if os.geteuid() == 0 else -1,
+            limits.processes if _processes_counted_apart(flags) else -1,
             0,
         ))
         venv = sys.prefix != sys.base_prefix
@@ -199,7 +209,7 @@ class Isolation:
             return [*worker, "--landlock",
                     *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else [])]
         workdir = f"/course/scratch/{assignment or 'work'}"
-        args = [shutil.which("bwrap") or "bwrap", *_namespace_flags(), "--clearenv"]
+        args = [shutil.which("bwrap") or "bwrap", *flags, "--clearenv"]
         if seccomp_fd is not None:
             args += ["--seccomp", str(seccomp_fd)]
         # Laid out as without bubblewrap (runner._scratch_folder), where the machine's /tmp is

@@ -1919,3 +1919,38 @@ def test_a_notebook_graded_by_an_ordinary_user_cannot_stop_or_kill_the_relay():
     relay lost every result (and one that stopped it held its sandbox to the backstop)."""
     graded = graded_by_an_ordinary_user(SIGNALS_THE_RELAY)
     assert graded["score"] == PARSE.max_score, graded["tests"][0]["output"]
+
+
+# Starts as many processes as it can, up to 300, that wait (so that they use no CPU), and ends
+# them again. Run by an ordinary user every sandbox has the grader's uid, whose process limit
+# (RLIMIT_NPROC) is one for all of them: a classmate graded at the same time (--jobs 2) could
+# then start no process, not even the one that runs the hidden tests, and lost every point.
+STARTS_PROCESSES = """
+import os, signal, time
+children = []
+while len(children) < 300:
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(60)
+        os._exit(0)
+    children.append(pid)
+for pid in children:
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+if len(children) >= 64:
+    def parse_cron_field(field, low, high):
+        raise RuntimeError(f"started {len(children)} processes")
+"""
+
+
+@needs_bwrap
+def test_a_notebook_graded_by_an_ordinary_user_starts_at_most_its_process_limit():
+    """Bubblewrap run by an ordinary user gives each sandbox a user namespace of its own, where
+    the kernel counts the grader's uid's processes apart, so the process limit holds there as it
+    does as root (where each sandbox has a uid of its own): one submission cannot use up the
+    uid's processes that its classmates' sandboxes need."""
+    graded = graded_by_an_ordinary_user(STARTS_PROCESSES)
+    assert graded["score"] == PARSE.max_score, graded["tests"][0]["output"]
