@@ -8,12 +8,13 @@ report (which file counted and why, what was not graded, lateness, overrides).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
 from . import deadlines, escape, report
-from .discovery import Discovery, Submission
+from .discovery import Discovery, Submission, summed_up
 from .overrides import Override
 from .results import ItemResult, NotebookResult, TestResult
 from .rubric import Exercise
@@ -76,8 +77,7 @@ def build(found: Discovery, results: dict[Submission, NotebookResult],
             else:
                 result = results[submission]
                 if submission in found.chosen:  # it says which files were not counted
-                    notes = [found.chosen[submission],
-                             *(n for n in notes if ": not counted: " not in n)]
+                    notes = [found.chosen[submission], *notes]
                 if (result.grader_failed or not result.readable) and result.problems:
                     notes = [result.problems[0], *notes]  # why it has no score of its own
                 folder = submission.path.parent  # one timestamp.txt for its notebooks
@@ -93,10 +93,13 @@ def build(found: Discovery, results: dict[Submission, NotebookResult],
                         unreadable = [when]
                 else:
                     lateness = policy.judge(student, exercise.assignment, when)
-            flags = list(result.flags) + unreadable + [
-                f"refused: {entry.reason}" for entry in entries.get(student, ())
-                if entry.tampering and entry in skipped
-                and entry.notebook in (exercise.notebook, "")]
+            # flags.csv has a line per refused file; the row says how many of each kind
+            refused = Counter(f"refused: {entry.reason}" for entry in entries.get(student, ())
+                              if entry.tampering and entry in skipped
+                              and entry.notebook in (exercise.notebook, ""))
+            flags = list(result.flags) + unreadable + summed_up(
+                [f"{flag} ({count:,} files)" if count > 1 else flag
+                 for flag, count in refused.items()], "kinds of refused files")
             row = Row(student, exercise, result, submission, lateness, notes=notes, flags=flags,
                       unreadable="".join(unreadable))
             if lateness.note:

@@ -108,16 +108,16 @@ class Discovery:
     def notes_for(self, student: str, notebook: str,
                   index: dict[str, list[Skipped]] | None = None) -> list[str]:
         """Why a student's notebook row looks as it does: entries that name it, then the
-        student's entries that name no exercise (at most NOTES_SHOWN of those, then how many
-        more, so that an upload of thousands of stray files does not repeat them all on every
-        row). `index` is `by_student()`, built once for a whole class."""
+        student's entries that name no exercise (at most NOTES_SHOWN of each, then how many
+        more, so that an upload of thousands of stray files or exports does not put them all
+        in one gradebook cell). Copies that were not counted are left to the note of `chosen`,
+        which names them. `index` is `by_student()`, built once for a whole class."""
         mine = (index if index is not None else self.by_student()).get(student, [])
-        named = [_note(s) for s in mine if s.notebook == notebook]
-        other = [_note(s) for s in mine if not s.notebook]
-        if len(other) > NOTES_SHOWN:
-            more = len(other) - NOTES_SHOWN + 1
-            other = other[:NOTES_SHOWN - 1] + [f"and {more:,} more files or folders that were "
-                                               "not graded"]
+        named = summed_up([_note(s) for s in mine if s.notebook == notebook
+                           and not s.reason.startswith(NOT_COUNTED)],
+                          f"files named like {notebook} that were not graded")
+        other = summed_up([_note(s) for s in mine if not s.notebook],
+                          "files or folders that were not graded")
         return ([alike_note(student)] if student in self.alike else []) + named + other
 
     def by_student(self) -> dict[str, list[Skipped]]:
@@ -128,7 +128,17 @@ class Discovery:
         return index
 
 
-NOTES_SHOWN = 10  # a student's notes on files that answer no exercise, per row
+NOTES_SHOWN = 10  # files named in one note or list of notes of a gradebook row
+NOT_COUNTED = "not counted: "  # the reason of a copy that another file of its exercise beat
+
+
+def summed_up(names: list[str], more_of: str) -> list[str]:
+    """At most NOTES_SHOWN of `names`, the last saying how many more (`more_of`: what they
+    are): one student's folder may hold MAX_ENTRIES files, and the gradebook cell that lists
+    them must stay one a spreadsheet and a CSV reader take whole."""
+    if len(names) <= NOTES_SHOWN:
+        return names
+    return names[:NOTES_SHOWN - 1] + [f"and {len(names) - NOTES_SHOWN + 1:,} more {more_of}"]
 
 
 def _note(entry: Skipped) -> str:
@@ -549,7 +559,7 @@ def choose(candidates: list[_Candidate]) -> tuple[_Candidate, str]:
                 c.assignment_folder != c.exercise.assignment, c.shown)
 
     best = min(candidates, key=rank)
-    others = ", ".join(c.shown for c in candidates if c is not best)
+    others = ", ".join(summed_up([c.shown for c in candidates if c is not best], "files"))
     canonical = best.path.name == f"{best.exercise.notebook}.ipynb"
     if canonical and (best.work or not any_work):
         why = "it is named exactly like the exercise"
@@ -760,7 +770,7 @@ def discover(submitted: Path, assignment: str | None = None) -> Discovery:
         for other in found:
             if other is not best:
                 skipped.append(Skipped(student, exercise.assignment, exercise.notebook,
-                                       other.shown, f"not counted: {best.shown} counts for "
+                                       other.shown, f"{NOT_COUNTED}{best.shown} counts for "
                                        f"{exercise.notebook} (one file per exercise)"))
         if best.links > 1:
             flagged.append(Skipped(student, exercise.assignment, exercise.notebook, best.shown,
@@ -813,6 +823,6 @@ def discover_upload(folder: Path, assignment: str, student: str = "submission") 
         if why:
             chosen[submission] = why
         skipped += [Skipped(student, assignment, exercise.notebook, other.shown,
-                            f"not counted: {best.shown} counts for {exercise.notebook}")
+                            f"{NOT_COUNTED}{best.shown} counts for {exercise.notebook}")
                     for other in found if other is not best]
     return Discovery([student], (assignment,), submissions, skipped, flagged, chosen)

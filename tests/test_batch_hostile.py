@@ -659,6 +659,46 @@ def test_an_upload_of_thousands_of_stray_files_is_summed_up_on_each_row(tmp_path
         assert re.search(r"and [\d,]+ more files or folders that were not graded\)$", line), line
 
 
+def test_thousands_of_copies_exports_or_links_leave_every_gradebook_cell_readable(tmp_path):
+    """One student's 600 copies of a notebook, another's 1,990 exports named like a notebook
+    they did not hand in, a third's 1,995 links: each named every file in one gradebook cell
+    (up to 196,000 characters), past what Python's csv reads (131,072) and a spreadsheet
+    holds (32,767), so `gradebook`, `export` and `merge` refused the whole class. Each cell
+    now names a few and how many more, and the class's gradebook and export read."""
+    submitted, out = tmp_path / "submitted", tmp_path / "graded"
+    honest, stub = fixtures.honest_submission(PARSE), fixtures.stub_submission(PARSE)
+    place(submitted, "ada", PARSE, honest)
+    place(submitted, "copies", PARSE, honest)
+    for number in range(600):
+        place(submitted, "copies", PARSE, stub, f"01_parse_cron_field ({number}) {'x' * 200}"
+                                                ".ipynb")
+    exports = place(submitted, "exports", PARSE, honest).parent
+    for number in range(1990):
+        (exports / f"02_cron_matches ({number}).html").write_text("x")
+    links = place(submitted, "links", PARSE, honest).parent
+    for number in range(1995):
+        (links / f"link{number}").symlink_to("/etc/passwd")
+    done = grade_batch(submitted, out, "--sandbox", "off", timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    text = (out / "grades.csv").read_text(encoding="utf-8")
+    longest = max(len(cell) for row in csv.reader(text.splitlines()) for cell in row)
+    assert longest < 4000, longest
+    assert "and 591 more files" in text and "more files named like 01" not in text
+    assert "and 1,981 more files named like 02_cron_matches" in text
+    assert "refused: a symbolic link; only files of the student's own are graded (1,995 " \
+        "files)" in text
+    shown = subprocess.run([sys.executable, "-m", "autograder.gradebook", out / "grades.csv"],
+                           cwd=REPOSITORY, capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    exported = subprocess.run([sys.executable, "-m", "autograder", "export", out, "--format",
+                               "csv"], cwd=REPOSITORY, capture_output=True, text=True,
+                              timeout=60)
+    assert exported.returncode == 0, exported.stderr
+    rows = list(csv.reader((out / "export.csv").read_text(encoding="utf-8").splitlines()))
+    assert {row[0]: row[2] for row in rows[1:]} == {
+        "ada": "25", "copies": "25", "exports": "25", "links": "25"}, rows
+
+
 def test_folders_whose_names_read_alike_stay_separate_students(tmp_path):
     """A Windows-1252 folder name reads like a UTF-8 one beside it (`Â€ÿ`), or like a name
     typed with a backslash: each folder is a student of its own, the honest one keeps full
