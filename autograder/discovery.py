@@ -353,23 +353,41 @@ def reads_like_hint(alike: Iterable[str], whose: str = "") -> str:
         if shown else ""
 
 
+# What Windows refuses in a folder name, and with it the FAT and exFAT disks of memory sticks
+# on any system: these characters; a dot or a space at the end, which it drops (`ada.` and
+# `ada ` are the folder `ada` there); and the names of its devices (`CON`, `nul.txt`).
+_NOT_ON_WINDOWS = re.compile(r'[\x00-\x1f"*/:<>?\\|]')
+_WINDOWS_DEVICE = re.compile(r"(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]"
+                             r"|lpt[0-9\u00b9\u00b2\u00b3])(\..*)?", re.IGNORECASE)
+
+
+def kept_on_every_disk(name: str) -> bool:
+    """Whether a folder of this name is that name on every disk a gradebook may be written to:
+    at most FOLDER_BYTES bytes (a name read as Windows-1252 can grow to three times its bytes,
+    past the 255 a file system allows), and a name Windows keeps as it is."""
+    return (len(name.encode("utf-8", "surrogatepass")) <= FOLDER_BYTES
+            and not _NOT_ON_WINDOWS.search(name) and not name.endswith((".", " "))
+            and not _WINDOWS_DEVICE.fullmatch(name))
+
+
 def output_folders(students: Iterable[str]) -> dict[str, str]:
     """The folder under DIR/students/ of each student in a class, never another student's,
-    on any disk: the name itself, unless it is longer than FOLDER_BYTES bytes (a name read as
-    Windows-1252 can grow to three times its bytes, past the 255 a file system allows) or reads
+    on any disk: the name itself, unless a disk would not keep it (`kept_on_every_disk`: too
+    long, or `ada.` beside `ada`, one folder on Windows and on memory sticks) or it reads
     like another student's name (`alike_key`: `Ada` and `ada` are one folder on macOS or
     Windows; `confusable_key`: `аda` with a Cyrillic `а` is not, but the instructor who opens
-    it may take it for ada's). Such a name gets a folder of its first characters and a hash
-    of the whole name, and a number when even that is taken. It depends on the whole class,
-    which every shard discovers, so shards name a student's folder alike."""
+    it may take it for ada's). Such a name gets a folder of its first characters (those
+    Windows refuses as `_`) and a hash of the whole name, and a number when even that is
+    taken. It depends on the whole class, which every shard discovers, so shards name a
+    student's folder alike."""
     def hashed(name: str) -> str:
         data = name.encode("utf-8", "surrogatepass")
-        start = data[:FOLDER_BYTES - 13].decode("utf-8", "ignore")
-        return f"{start}-{hashlib.sha256(data).hexdigest()[:12]}"
+        start = _NOT_ON_WINDOWS.sub("_", data[:FOLDER_BYTES - 13].decode("utf-8", "ignore"))
+        folder = f"{start}-{hashlib.sha256(data).hexdigest()[:12]}"
+        return f"_{folder}" if _WINDOWS_DEVICE.fullmatch(folder) else folder  # `nul.-...`
 
     names = sorted(set(students))
-    base = {name: name if len(name.encode("utf-8", "surrogatepass")) <= FOLDER_BYTES
-            else hashed(name) for name in names}
+    base = {name: name if kept_on_every_disk(name) else hashed(name) for name in names}
     alike = look_alikes(base.values())
     wanted = {name: hashed(name) if base[name] in alike else base[name] for name in names}
     folders: dict[str, str] = {}

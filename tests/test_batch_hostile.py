@@ -725,23 +725,42 @@ def test_folders_whose_names_read_alike_stay_separate_students(tmp_path):
     assert not {"Â€ÿ", "zoë", "zo\\\\xeb"} & set(flagged), flagged
 
 
+def on_windows(folder: str) -> str:
+    """The folder a name is on Windows and on the FAT and exFAT disks of memory sticks (which
+    drop a trailing dot or space and ignore case), and on macOS (which ignores normal forms)."""
+    return unicodedata.normalize("NFC", folder.rstrip(". ")).casefold()
+
+
+def made_on_windows(folder: str) -> bool:
+    """Whether Windows can make a folder of this name (no device name, no character it
+    refuses)."""
+    device = re.fullmatch(r"(con|prn|aux|nul|(com|lpt)[0-9\u00b9\u00b2\u00b3])(\..*)?", folder,
+                          re.IGNORECASE)
+    return not device and not re.search(r'[\x00-\x1f"*:<>?\\|]', folder)
+
+
 def test_every_student_gets_a_report_folder_of_their_own_on_any_disk(tmp_path):
     """A folder name of 200 bytes in Windows-1252 reads as 400 bytes of UTF-8, too long for a
-    folder; `Ada` and `ada` are one folder on macOS. Each student still gets a report folder
-    of their own (distinct even ignoring case), their scores, and a saved result that the
-    rerun reads back instead of grading again."""
+    folder; `Ada` and `ada` are one folder on macOS, and `bob.` is `bob` on Windows and on a
+    memory stick (its stub's report replaced bob's there); `CON` and `a:b` are no folders
+    there. Each student still gets a report folder of their own (distinct on every disk),
+    their scores, and a saved result that the rerun reads back instead of grading again."""
     submitted, out = tmp_path / "submitted", tmp_path / "graded"
     honest, stub = fixtures.honest_submission(PARSE), fixtures.stub_submission(PARSE)
     long_name = os.fsdecode(b"\xe9" * 200)
-    for folder, made in ((long_name, honest), ("Ada", honest), ("ada", stub)):
+    for folder, made in ((long_name, honest), ("Ada", honest), ("ada", stub), ("bob", honest),
+                         ("bob.", stub), ("CON", honest), ("a:b", honest)):
         place(submitted, folder, PARSE, made)
     first = grade_batch(submitted, out, "--sandbox", "off", timeout=300)
     assert first.returncode == 0, first.stderr[-3000:]
     assert "the grader failed" not in first.stderr, first.stderr[-3000:]
     scores = {row["student"]: float(row["score"]) for row in _rows(out)}
-    assert scores == {"é" * 200: PARSE.max_score, "Ada": PARSE.max_score, "ada": 0.0}, scores
+    assert scores == {"é" * 200: PARSE.max_score, "Ada": PARSE.max_score, "ada": 0.0,
+                      "bob": PARSE.max_score, "bob.": 0.0, "CON": PARSE.max_score,
+                      "a:b": PARSE.max_score}, scores
     folders = [entry.name for entry in (out / "students").iterdir()]
-    assert len({unicodedata.normalize("NFC", f).casefold() for f in folders}) == 3, folders
+    assert len({on_windows(folder) for folder in folders}) == 7, folders
+    assert all(made_on_windows(folder) for folder in folders), folders
     reports = {}
     for folder in folders:
         assert (out / "students" / folder / PARSE.assignment / "results.json").is_file()
@@ -750,9 +769,10 @@ def test_every_student_gets_a_report_folder_of_their_own_on_any_disk(tmp_path):
               for text in reports.values()}
     assert set(owners) == set(scores), list(owners)
     full = f"`{PARSE.assignment}/{PARSE.notebook}`: {PARSE.max_score:g} / {PARSE.max_score:g}"
-    assert {owner for owner, text in owners.items() if full in text} == {"é" * 200, "Ada"}
+    assert {owner for owner, text in owners.items() if full in text} == {"é" * 200, "Ada",
+                                                                        "bob", "CON", "a:b"}
     second = grade_batch(submitted, out, "--sandbox", "off", timeout=300)
-    assert second.returncode == 0 and "skipped 3 unchanged" in second.stderr, second.stderr
+    assert second.returncode == 0 and "skipped 7 unchanged" in second.stderr, second.stderr
 
 
 def test_a_folder_left_by_an_earlier_run_is_named_in_the_summary(tmp_path):
@@ -772,7 +792,8 @@ def test_a_folder_left_by_an_earlier_run_is_named_in_the_summary(tmp_path):
                                       blacklist_categories=("Cs",)), min_size=1, max_size=90)
                 | st.sampled_from(["Ada", "ada", "ADA", "zoë", "zoe\u0308", "Straße",
                                    "\u03aa\u0301", "\u0390", "\uff41\uff44\uff41",
-                                   "\u0430da", "\u0430d\u0430"]),
+                                   "\u0430da", "\u0430d\u0430", "ada.", "ada ", "ada. .",
+                                   "nul", "Com1.txt", "a:b", "a?b", "a_b"]),
                 max_size=8))
 @settings(max_examples=200, deadline=None)
 def test_output_folders_are_short_distinct_on_any_disk_and_alike_in_every_order(names):
@@ -785,12 +806,15 @@ def test_output_folders_are_short_distinct_on_any_disk_and_alike_in_every_order(
 
     keys = [alike(folder) for folder in folders.values()]
     assert len(set(keys)) == len(keys), folders
+    assert len({on_windows(folder) for folder in folders.values()}) == len(keys), folders
+    assert all(made_on_windows(folder) for folder in folders.values()), folders
     def looks_unlike_the_others(name: str) -> bool:  # to a disk or to the eye
         return all(key(other) != key(name) for key in discovery.ALIKE_KEYS
                    for other in names if other != name)
 
     for name in names:
-        if len(name.encode()) <= discovery.FOLDER_BYTES and looks_unlike_the_others(name):
+        if len(name.encode()) <= discovery.FOLDER_BYTES and looks_unlike_the_others(name) \
+                and made_on_windows(name) and not name.endswith((".", " ")):
             assert folders[name] == name  # a name that fits and reads like no other is kept
         else:
             assert folders[name] != name  # too long, or reads like another name: hashed
