@@ -53,11 +53,15 @@ def read_gradebook(folder: Path) -> dict[str, dict[str, float | None]]:
                 raise ValueError("two rows for one student's notebook")
             seen.add((row["student"], row["notebook"]))
             mine = scores.setdefault(row["student"], {})
-            missing = row.get("note", "").startswith("not submitted") and not row.get("override")
-            earned = None if missing else float(row["score"])
+            score = float(row["score"])
+            # A row of nothing handed in scores 0 and its note says so; the note of a graded
+            # row may start with the student's folder name (`not submitted/schedules/...`),
+            # which must never turn points earned into nothing submitted.
+            missing = row.get("note", "").startswith("not submitted") and not score \
+                and not row.get("override")
             before = mine.get(row["assignment"])
-            if earned is not None:
-                mine[row["assignment"]] = (before or 0.0) + earned
+            if not missing:
+                mine[row["assignment"]] = (before or 0.0) + score
             else:
                 mine.setdefault(row["assignment"], None)
     except (KeyError, ValueError, TypeError, AttributeError):

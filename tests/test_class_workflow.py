@@ -619,6 +619,21 @@ def test_an_export_without_a_roster_shows_each_student_as_grades_csv_does(tmp_pa
     assert "'=1+1" in [line[0] for line in csv.reader(text.splitlines())]
 
 
+def test_a_folder_named_not_submitted_keeps_its_points_in_the_export(tmp_path):
+    """A student whose folder is named `not submitted` and who handed in a copy of a notebook
+    beside a stray file: the note of the graded row starts with the folder name, and the
+    export took the 25 points earned for nothing submitted (0, or blank with --missing blank)."""
+    submitted, out = tmp_path / "submitted", tmp_path / "grades"
+    for student in ("ada", "not submitted"):
+        fixtures.place(submitted, student, PARSE, fixtures.honest_submission(PARSE),
+                       "Untitled.ipynb")
+    (submitted / "not submitted" / "schedules" / "notes.txt").write_text("draft\n")
+    done = grade_batch(submitted, out, "--sandbox", "off")
+    assert done.returncode == 0, done.stderr[-2000:]
+    table, _ = export(out, "--format", "csv", "--missing", "blank")
+    assert {line[0]: line[2] for line in table[1:]} == {"ada": "25", "not submitted": "25"}
+
+
 NFD, NFC = "Jose\u0301", "Jos\u00e9"  # `José` as a zip made on a Mac holds it, and as typed
 
 
