@@ -11,7 +11,7 @@ returns a version that can be written to one kind of output without changing its
 - `one_line`: `terminal`, kept to a length, for a message in a single line of a report;
 - `code_span` and `code_block`: Markdown that shows the text literally (no headings, links,
   HTML or emphasis can come out of it);
-- `csv_cell`: a gradebook cell no spreadsheet evaluates as a formula;
+- `csv_cell`: a gradebook cell no spreadsheet evaluates as a formula, and one it holds whole;
 - `csv_key`: `csv_cell` for a column that names a student, where two names must never give
   one cell (a literal backslash is doubled, so `\\e` never reads like an escaped ESC);
 - `code_points` and `unmistakable`: a name in plain ASCII, and a name for a message that
@@ -119,15 +119,23 @@ def code_block(value: object) -> str:
     return f"{fence}text\n{body}\n{fence}"
 
 
+# The most characters a spreadsheet cell holds (Excel's limit; Python's csv reads up to 131,072).
+CELL_CHARACTERS = 32_767
+
+
 def csv_cell(value: object) -> str:
     """A text cell for the gradebook: one line, and never read as a formula (a leading
     = + - @ gets a ' in front, as spreadsheets themselves do, also after white space or
     invisible characters: a no-break space, a zero-width space, a byte-order mark). A leading '
     gets one too, so that two names never share a cell: -ada becomes '-ada, and '-ada becomes
-    ''-ada."""
+    ''-ada. A cell longer than a spreadsheet holds (file names of control characters grow
+    sixfold as escapes) is cut to CELL_CHARACTERS, and says so at its end."""
     shown = terminal(value)
     if _visible_start(text(value)).startswith((*FORMULA_STARTS, "'")):
-        return "'" + shown
+        shown = "'" + shown
+    if len(shown) > CELL_CHARACTERS:
+        cut = f" ... (cut: {len(shown):,} characters, more than a spreadsheet cell holds)"
+        shown = shown[:CELL_CHARACTERS - len(cut)] + cut
     return shown
 
 

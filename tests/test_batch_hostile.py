@@ -659,6 +659,20 @@ def test_an_upload_of_thousands_of_stray_files_is_summed_up_on_each_row(tmp_path
         assert re.search(r"and [\d,]+ more files or folders that were not graded\)$", line), line
 
 
+def exported_scores(out: Path) -> dict[str, str]:
+    """Each student's first assignment in `python -m autograder export`, once
+    `python -m autograder.gradebook` has read the same grades.csv."""
+    shown = subprocess.run([sys.executable, "-m", "autograder.gradebook", out / "grades.csv"],
+                           cwd=REPOSITORY, capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    exported = subprocess.run([sys.executable, "-m", "autograder", "export", out, "--format",
+                               "csv"], cwd=REPOSITORY, capture_output=True, text=True,
+                              timeout=60)
+    assert exported.returncode == 0, exported.stderr
+    rows = list(csv.reader((out / "export.csv").read_text(encoding="utf-8").splitlines()))
+    return {row[0]: row[2] for row in rows[1:]}
+
+
 def test_thousands_of_copies_exports_or_links_leave_every_gradebook_cell_readable(tmp_path):
     """One student's 600 copies of a notebook, another's 1,990 exports named like a notebook
     they did not hand in, a third's 1,995 links: each named every file in one gradebook cell
@@ -687,16 +701,31 @@ def test_thousands_of_copies_exports_or_links_leave_every_gradebook_cell_readabl
     assert "and 1,981 more files named like 02_cron_matches" in text
     assert "refused: a symbolic link; only files of the student's own are graded (1,995 " \
         "files)" in text
-    shown = subprocess.run([sys.executable, "-m", "autograder.gradebook", out / "grades.csv"],
-                           cwd=REPOSITORY, capture_output=True, text=True, timeout=60)
-    assert shown.returncode == 0, shown.stderr
-    exported = subprocess.run([sys.executable, "-m", "autograder", "export", out, "--format",
-                               "csv"], cwd=REPOSITORY, capture_output=True, text=True,
-                              timeout=60)
-    assert exported.returncode == 0, exported.stderr
-    rows = list(csv.reader((out / "export.csv").read_text(encoding="utf-8").splitlines()))
-    assert {row[0]: row[2] for row in rows[1:]} == {
-        "ada": "25", "copies": "25", "exports": "25", "links": "25"}, rows
+    assert exported_scores(out) == {"ada": "25", "copies": "25", "exports": "25",
+                                    "links": "25"}
+
+
+def test_file_names_of_control_characters_leave_every_gradebook_cell_readable(tmp_path):
+    """Ten exports named like a notebook and ten stray files, each five folders deep in
+    folders named with 250 control characters (each shown as a six-character escape): the
+    notes of one row reached 150,000 characters, and `gradebook` and `export` refused the
+    whole class. A cell is cut where a spreadsheet cell ends, and says so."""
+    submitted, out = tmp_path / "submitted", tmp_path / "graded"
+    honest = fixtures.honest_submission(PARSE)
+    place(submitted, "ada", PARSE, honest)
+    folder = place(submitted, "deep", PARSE, honest).parent
+    for number in range(10):
+        deep = folder.joinpath(*(f"{chr(1) * 250}{number}{level}" for level in range(4)))
+        deep.mkdir(parents=True)
+        (deep / f"02_cron_matches ({number}).html").write_text("x")
+        (deep / f"{chr(1) * 250}.txt").write_text("x")
+    done = grade_batch(submitted, out, "--sandbox", "off", timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert max(len(cell) for row in rows for cell in row.values()) == escape.CELL_CHARACTERS
+    assert rows[5]["note"].endswith("characters, more than a spreadsheet cell holds)")
+    assert exported_scores(out) == {"ada": "25", "deep": "25"}
 
 
 def test_folders_whose_names_read_alike_stay_separate_students(tmp_path):
