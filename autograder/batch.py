@@ -382,6 +382,7 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
                 overrides: dict | None = None,
                 shard: shard_module.Shard = shard_module.ALL) -> Summary:
     started = time.monotonic()
+    options = replace(options, jobs=max(1, jobs))  # the sandboxes' shared process limit
     # Anywhere in the class, the output would be read as submissions, and an empty folder
     # there may be a student's who has not submitted yet: it is refused, however it looks.
     if shard_module.holding_class(out, [shard_module.class_folder(submitted)]):

@@ -216,10 +216,11 @@ def _options(args: argparse.Namespace) -> grading.Options:
         else:
             log.warning("sandbox: this process could not become a subreaper, so a process "
                         "that escapes a notebook's process group may outlive it")
-    # Every sandbox runs as a uid of its own, so the process limit is per notebook.
+    # As root every sandbox runs as a uid of its own, so the process limit is per notebook;
+    # where they share the user's uid, it is theirs together (jobs: runner.Limits.sandboxes).
     return grading.Options(isolation=sandbox, time_limit=args.time_limit,
                            memory_limit_mb=args.memory_limit, processes=64,
-                           show_expected=args.show_expected)
+                           show_expected=args.show_expected, jobs=args.jobs)
 
 
 def _grade(args: argparse.Namespace) -> int:

@@ -58,6 +58,7 @@ class Options:
     memory_limit_mb: int | None = None
     processes: int = 64
     cpus: float = 1.0  # share of the machine's cores one sandbox may use at most
+    jobs: int = 1  # notebooks graded at once (--jobs): runner.Limits.sandboxes
     # Feedback shows expected answers for public cases only, unless this is set (an instructor's
     # choice once the deadline has passed): see suite.Case.public.
     show_expected: bool = False
@@ -70,7 +71,7 @@ class Options:
         return runner.Limits(time=seconds, memory_mb=self.memory_limit_mb or
                              exercise.memory_limit_mb,
                              cell_time=max(1.0, min(10.0, seconds / 4)),
-                             processes=self.processes, cpus=self.cpus)
+                             processes=self.processes, cpus=self.cpus, sandboxes=self.jobs)
 
 
 

@@ -21,6 +21,7 @@ import functools
 import logging
 import os
 import platform
+import resource
 import shutil
 import subprocess
 import sys
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import escape, seccomp
+from .processes import running_sandboxes, tasks_of_uid
 from .setup_log import say_once
 
 if TYPE_CHECKING:
@@ -147,6 +149,84 @@ def _processes_counted_apart(bwrap_flags: list[str]) -> bool:
     return os.geteuid() == 0 or "--unshare-user" in bwrap_flags
 
 
+def _process_limit(bwrap_flags: list[str], limits: Limits) -> int:
+    """The sandbox's RLIMIT_NPROC: `limits.processes` where its processes are counted apart,
+    else `shared_process_limit`."""
+    if _processes_counted_apart(bwrap_flags):
+        return limits.processes
+    return shared_process_limit(limits.processes * limits.sandboxes)
+
+
+def shared_process_limit(budget: int) -> int:
+    """RLIMIT_NPROC for a sandbox whose notebook runs as the grader's own uid (the fallback and
+    `--sandbox off`, run by an ordinary user on Linux), where every process of that uid counts,
+    the grader's and the user's other programs' too: so many that, with every sandbox the
+    grader runs at once (each given the same), the uid never has more than `budget` (the
+    sandboxes' processes all together: --jobs x the process limit) above what the user runs
+    besides them now, nor more than half of what the user's own limit leaves. A fork bomb then
+    stops there, and the other half stays for the grader, which starts the next sandbox, and for
+    the user's machine. -1 (no limit) where the count cannot be read (no /proc: macOS), or
+    where the kernel counts processes of the uid that /proc does not show (another process
+    namespace: a container sharing its uid with the host's)."""
+    outside = tasks_of_uid(os.getuid(), running_sandboxes())
+    if outside is None or not _kernel_counts_what_proc_shows():
+        return -1
+    limit = share(outside, resource.getrlimit(resource.RLIMIT_NPROC)[0], budget)
+    say_once(log, logging.INFO, "processes: without bubblewrap and not root, every notebook "
+             "runs as this user's uid: its processes stop where the grader's sandboxes together "
+             f"hold {budget} (--jobs x the process limit) or half of what the user's own process "
+             "limit leaves, whichever is less")
+    return limit
+
+
+def share(outside: int, soft: int, budget: int) -> int:
+    """The uid's task count at which a sandbox's fork fails: `outside` (the uid's tasks but the
+    sandboxes') plus `budget`, or plus half of what the soft limit `soft` leaves when that is
+    less. Never above `soft` (nor so above the hard limit, which is at least `soft`)."""
+    if soft == resource.RLIM_INFINITY:
+        return outside + budget
+    return outside + min(budget, max(soft - outside, 0) // 2)
+
+
+# Checks that the kernel counts no more of this uid's processes than /proc shows: a process
+# allowed this many processes of the uid more than it sees starts one.
+VISIBLE_CHECK = """\
+import os, resource, sys
+NPROC = resource.RLIMIT_NPROC
+resource.setrlimit(NPROC, (int(sys.argv[1]), resource.getrlimit(NPROC)[1]))
+try:
+    child = os.fork()
+except OSError:
+    sys.exit(3)
+if child == 0:
+    os._exit(0)
+os.waitpid(child, 0)
+"""
+VISIBLE_MARGIN = 16
+
+
+@functools.cache
+def _kernel_counts_what_proc_shows() -> bool:
+    seen = tasks_of_uid(os.getuid())
+    hard = resource.getrlimit(resource.RLIMIT_NPROC)[1]
+    if seen is None:
+        return False
+    allowed = seen + VISIBLE_MARGIN
+    if hard != resource.RLIM_INFINITY:
+        allowed = min(allowed, hard)
+    try:
+        done = subprocess.run([sys.executable, "-S", "-c", VISIBLE_CHECK, str(allowed)],
+                              stdin=subprocess.DEVNULL, capture_output=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    if done.returncode != 0:
+        say_once(log, logging.WARNING, "processes: the kernel counts processes of this user that "
+                 "this grader cannot see (another process namespace: a container?), so without "
+                 "bubblewrap the sandboxes have no process limit, and one notebook can start "
+                 "processes until the user has none left")
+    return done.returncode == 0
+
+
 @functools.cache
 def _bwrap_supports(option: str) -> bool:
     try:
@@ -196,7 +276,7 @@ class Isolation:
             int(limits.time) + 2,
             SCRATCH_BYTES,
             256,
-            limits.processes if _processes_counted_apart(flags) else -1,
+            _process_limit(flags, limits),
             0,
         ))
         venv = sys.prefix != sys.base_prefix

@@ -133,3 +133,41 @@ def tree_cpu(root: int) -> float | None:
         total += used.get(pid, 0.0)
         todo.extend(children.get(pid, ()))
     return total
+
+
+def tasks_of_uid(uid: int, leaving_out: set[int] | frozenset[int] = frozenset()) -> int | None:
+    """How many tasks (processes and their threads, as RLIMIT_NPROC counts them) run with the
+    real uid `uid`, of those /proc shows, leaving out the processes `leaving_out` and every
+    process under them; None where there is no /proc to read (not Linux)."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return None
+    tasks: dict[int, tuple[int, int]] = {}  # pid -> (parent, threads), of `uid`'s processes
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/status", "rb") as status:
+                fields = dict(line.split(b":", 1) for line in status.read().splitlines()
+                              if b":" in line)
+            if int(fields[b"Uid"].split()[0]) == uid:
+                tasks[int(name)] = (int(fields[b"PPid"]), int(fields[b"Threads"]))
+        except (OSError, KeyError, IndexError, ValueError):
+            continue  # ended meanwhile, or a status file of another layout
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _) in tasks.items():
+        children.setdefault(parent, []).append(pid)
+    todo, left_out = list(leaving_out), set()
+    while todo:
+        pid = todo.pop()
+        if pid not in left_out:
+            left_out.add(pid)
+            todo += children.get(pid, ())
+    return sum(threads for pid, (_, threads) in tasks.items() if pid not in left_out)
+
+
+def running_sandboxes() -> frozenset[int]:
+    """The process ids of the workers running now (each the first process of a sandbox)."""
+    with live_lock:
+        return frozenset(process.pid for process in live)

@@ -52,6 +52,10 @@ class Limits:
     cell_time: float = 10.0  # CPU seconds for one notebook cell
     processes: int = 64  # processes (and threads) of one sandbox at once
     cpus: float = 1.0  # share of the machine's cores one sandbox may use at most
+    # Sandboxes the grader runs at once (--jobs): where their processes share one uid (the
+    # fallback run by an ordinary user), the process limit is theirs together
+    # (isolation.shared_process_limit). It changes no verdict, so no fingerprint (repr).
+    sandboxes: int = field(default=1, repr=False)
 
     @property
     def backstop(self) -> float:

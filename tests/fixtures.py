@@ -159,6 +159,30 @@ def run_source_notebook(exercise: Exercise, until: str | None = None) -> dict:
     return names
 
 
+def starts_processes(most: int, wrong_from: int) -> str:
+    """Student code that starts processes until it cannot or has `most` (they wait, using no
+    CPU), ends them again, and answers 01 wrongly when it started `wrong_from` or more."""
+    return f"""
+import os, signal, time
+children = []
+while len(children) < {most}:
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(60)
+        os._exit(0)
+    children.append(pid)
+for pid in children:
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+if len(children) >= {wrong_from}:
+    def parse_cron_field(field, low, high):
+        raise RuntimeError(f"started {{len(children)}} processes")
+"""
+
+
 def build_submission(exercise: Exercise, answers: dict[str, str] | None = None,
                      extra: list[tuple[str, str]] | None = None) -> nbformat.NotebookNode:
     """The released notebook with some answer cells replaced and student cells added."""

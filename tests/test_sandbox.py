@@ -1925,25 +1925,7 @@ def test_a_notebook_graded_by_an_ordinary_user_cannot_stop_or_kill_the_relay():
 # them again. Run by an ordinary user every sandbox has the grader's uid, whose process limit
 # (RLIMIT_NPROC) is one for all of them: a classmate graded at the same time (--jobs 2) could
 # then start no process, not even the one that runs the hidden tests, and lost every point.
-STARTS_PROCESSES = """
-import os, signal, time
-children = []
-while len(children) < 300:
-    try:
-        pid = os.fork()
-    except OSError:
-        break
-    if pid == 0:
-        time.sleep(60)
-        os._exit(0)
-    children.append(pid)
-for pid in children:
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
-if len(children) >= 64:
-    def parse_cron_field(field, low, high):
-        raise RuntimeError(f"started {len(children)} processes")
-"""
+STARTS_PROCESSES = fixtures.starts_processes(300, 64)
 
 
 @needs_bwrap

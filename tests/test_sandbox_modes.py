@@ -10,10 +10,13 @@ fallback's seccomp filter).
 
 from __future__ import annotations
 
+import json
 import os
+import resource
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +24,7 @@ from pathlib import Path
 import fixtures
 import nbformat
 import pytest
-from grader_cli import Grades, environment_with, grade_batch
+from grader_cli import GRADER, Grades, environment_with, grade_batch
 
 from autograder import grading, isolation, seccomp
 from autograder.reference import is_answer_cell, nbgrader_meta
@@ -455,3 +458,70 @@ def test_when_the_tests_process_is_ended_the_stopped_cells_process_holds_nothing
     result = grade_plain(tmp_path, code)
     assert result.score < PARSE.max_score
     assert not any("waiting" in problem for problem in result.problems), result.problems
+
+
+# -- run by an ordinary user, the fallback's sandboxes share the user's processes ------------
+
+SPARE_PROCESSES = 200  # the user's process limit for the batch: what runs already, and these
+
+
+def tasks_of(uid: int) -> int:
+    """The tasks (processes and threads) of the real uid `uid`, which RLIMIT_NPROC counts."""
+    count = 0
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines())
+        except (OSError, ValueError):
+            continue
+        if int(fields["Uid"].split()[0]) == uid:
+            count += int(fields["Threads"])
+    return count
+
+
+STARTS_ITSELF = "import subprocess, sys; subprocess.run([sys.executable, '-c', ''], check=True)"
+
+
+def as_an_ordinary_user(folder: Path) -> tuple[list[str], int]:
+    """How to run the grader as an ordinary user, and that user's uid: as this one, or, as root,
+    with setpriv as a uid of its own that nothing else runs as (so that only the batch counts
+    against its process limit), when that uid can run this Python (the test skips otherwise)."""
+    if os.geteuid() != 0:
+        return [], os.getuid()
+    uid = 64_999
+    setpriv = shutil.which("setpriv")
+    become = [setpriv or "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+    # It starts this Python again as the grader starts its workers (setpriv itself runs it
+    # even where that uid could not).
+    if setpriv is None or subprocess.run(
+            [*become, sys.executable, "-c", STARTS_ITSELF], capture_output=True,
+            cwd=folder).returncode != 0:
+        pytest.skip(f"uid {uid} cannot reach this Python's folders (they lie where only root "
+                    "can look), so it cannot run the grader")
+    return become, uid
+
+
+def test_a_notebook_graded_by_an_ordinary_user_leaves_the_user_half_of_the_processes(tmp_path):
+    """Without bubblewrap, run by an ordinary user, a notebook runs as the user's uid, under the
+    user's process limit (lowered here): it stops at half of what the user had left (at most
+    the process limit of 64 here, with --jobs 1), so the grader and the user's other programs
+    can still start theirs."""
+    folder = Path(tempfile.mkdtemp())
+    try:
+        folder.chmod(0o777)
+        become, uid = as_an_ordinary_user(folder)
+        limit = tasks_of(uid) + SPARE_PROCESSES
+        path = folder / "01_parse_cron_field.ipynb"
+        code = fixtures.starts_processes(SPARE_PROCESSES, SPARE_PROCESSES // 2)
+        nbformat.write(fixtures.build_submission(PARSE, {"answer_parse_cron_field": ANSWER},
+                                                 [("answer_parse_cron_field", code)]), path)
+        results = folder / "results.json"
+        done = subprocess.run(
+            [*become, *GRADER, "grade", str(path), "--results", str(results), "--jobs", "1"],
+            cwd=REPOSITORY, capture_output=True, text=True, timeout=300,
+            env=environment_with(folder),
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit)))
+        assert done.returncode == 0, done.stderr[-3000:]
+        graded = json.loads(results.read_text())
+        assert graded["score"] == PARSE.max_score, graded["tests"][0]["output"]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -9,14 +9,18 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import os
 import re
+import resource
+import subprocess
+import sys
 
 import pytest
 from factories import answer_cell, grade_cell, markdown_cell, notebook, student_cell
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autograder import escape, runner, scoring, suite
+from autograder import escape, isolation, processes, runner, scoring, suite
 from autograder.notebook import extract
 from autograder.results import ItemResult, NotebookResult, TestResult, count_once
 from autograder.rubric import EXERCISES, exercise_for
@@ -660,3 +664,65 @@ def test_nbval_runs_start_a_kernel_again_only_when_it_dies_while_starting(monkey
     with pytest.raises(RuntimeError):
         kernel.start_new_kernel(kernel_name="python")
     assert len(calls) == root.KERNEL_STARTS
+
+
+def test_a_sandbox_sharing_the_user_s_uid_stops_short_of_the_user_s_process_limit():
+    """Without bubblewrap, run by an ordinary user, every sandbox runs as the grader's uid: its
+    process limit leaves the user what they run besides it, plus --jobs x the process limit,
+    and never more than half of what the user's own limit leaves (nor the limit itself)."""
+    unlimited = resource.RLIM_INFINITY
+    assert isolation.share(40, unlimited, 2 * 64) == 40 + 128
+    assert isolation.share(40, 100_000, 2 * 64) == 40 + 128
+    assert isolation.share(40, 240, 2 * 64) == 40 + 100  # half of the 200 left
+    assert isolation.share(40, 41, 2 * 64) == 40  # nothing to share: no sandbox forks
+    assert isolation.share(300, 240, 2 * 64) == 300  # over the limit already
+    for outside in range(0, 300, 7):
+        for soft in range(1, 400, 13):
+            limit = isolation.share(outside, soft, 512)
+            assert outside <= limit and (limit <= soft or limit == outside)
+            assert soft - limit >= (soft - outside) // 2 or limit == outside
+
+
+def test_only_a_sandbox_sharing_the_user_s_uid_gets_the_shared_process_limit(monkeypatch):
+    """As root (a uid per sandbox) and with bubblewrap's user namespace (the uid counted apart
+    in each) the process limit is the sandbox's own, as before; the fallback run by an
+    ordinary user gets `shared_process_limit` of --jobs x that limit, or none where the uid's
+    processes cannot be counted (no /proc)."""
+    limits = runner.Limits(processes=16, sandboxes=3)
+    monkeypatch.setattr(isolation, "shared_process_limit", lambda budget: 1000 + budget)
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    assert isolation._process_limit([], limits) == 16
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    assert isolation._process_limit(["--unshare-user"], limits) == 16
+    assert isolation._process_limit([], limits) == 1000 + 48
+    monkeypatch.undo()
+    monkeypatch.setattr(isolation, "tasks_of_uid", lambda *args: None)
+    assert isolation.shared_process_limit(48) == -1
+    assert repr(limits) == repr(runner.Limits(processes=16))  # not in a fingerprint
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs Linux's /proc")
+def test_the_uid_s_tasks_are_counted_with_their_threads_and_without_the_sandboxes():
+    """What RLIMIT_NPROC counts: every thread of every process of the real uid; a sandbox's
+    processes (a worker and what it started) are left out of what the user runs besides."""
+    script = ("import os, sys, threading, time\n"
+              "for _ in range(3): threading.Thread(target=time.sleep, args=(60,), daemon=True)"
+              ".start()\n"
+              "child = os.fork()\n"
+              "if child == 0: time.sleep(60); os._exit(0)\n"
+              "print('ready', flush=True); sys.stdin.read(); os.kill(child, 9)\n")
+    worker = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert worker.stdout is not None and worker.stdout.readline() == "ready\n"
+        differences = []
+        for _ in range(20):  # other processes of the uid (other tests') may start or end between
+            with_it = processes.tasks_of_uid(os.getuid())
+            without = processes.tasks_of_uid(os.getuid(), frozenset({worker.pid}))
+            assert with_it is not None and without is not None
+            differences.append(with_it - without)
+            if differences[-1] == 4 + 1:  # the worker's four threads, its child's one
+                break
+        assert differences[-1] == 4 + 1, differences
+    finally:
+        worker.communicate("")
