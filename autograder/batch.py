@@ -102,6 +102,7 @@ class Summary:
     stale: list[str] = field(default_factory=list)  # folders under DIR/students/ of no student
     flagged: list[tuple[str, str, str, str]] = field(default_factory=list)
     alike: list[tuple[str, ...]] = field(default_factory=list)  # names that read alike
+    graded_again: list[str] = field(default_factory=list)  # notebooks graded again alone
 
     def line(self, out: Path) -> str:
         rate = self.graded / self.seconds if self.seconds > 0 else 0.0
@@ -119,6 +120,12 @@ class Summary:
             text += (f"\nnot graded or flagged ({len(self.not_graded)}, all in "
                      f"{out / NOT_GRADED}):{shown}" + (f"\n  ... and {more} more" if more > 0
                                                        else ""))
+        if self.graded_again:
+            shown = ", ".join(escape.one_line(key, 160) for key in self.graded_again[:MAX_LISTED])
+            text += (f"\ngraded {len(self.graded_again)} notebooks again alone, after the rest, "
+                     "because the grader could not start a process for them while other "
+                     f"notebooks ran (see the note column of grades.csv): {shown}"
+                     + (", ..." if len(self.graded_again) > MAX_LISTED else ""))
         if self.failed:
             text += (f"\nthe grader failed on {self.failed} notebooks (see the note column of "
                      "grades.csv)")
@@ -453,15 +460,9 @@ def _grade_batch(out: Path, options: grading.Options, jobs: int, force: bool, pr
         width = len(str(len(todo)))
         futures.update({pool.submit(grading.grade_safely, s.path, options, s.key, s.within): s
                         for s in todo if s.path not in ahead})
-        for done, future in enumerate(as_completed(futures), start=1):
-            submission = futures[future]
-            try:
-                result = future.result()
-            except Exception as error:
-                result = _grader_failed(submission, "grading", error)
+        def keep(submission: Submission, result: NotebookResult, counter: str) -> None:
             _keep_what_reports_show(result)
             results[submission] = result
-            summary.graded += 1
             summary.unreadable += not result.readable
             if not result.grader_failed:
                 try:
@@ -471,9 +472,28 @@ def _grade_batch(out: Path, options: grading.Options, jobs: int, force: bool, pr
                     pass
             note = f"  {progress_note(escape.terminal(result.problems[0]))}" \
                 if result.problems else ""
-            print(f"[{done:>{width}}/{len(todo)}] {escape.terminal(submission.key)}  "
+            print(f"[{counter}] {escape.terminal(submission.key)}  "
                   f"{report.points(result.score)}/{report.points(result.max_score)}  "
                   f"{result.execution_time:.2f} s{note}", file=progress, flush=True)
+
+        for done, future in enumerate(as_completed(futures), start=1):
+            submission = futures[future]
+            try:
+                result = future.result()
+            except Exception as error:
+                result = _grader_failed(submission, "grading", error)
+            summary.graded += 1
+            keep(submission, result, f"{done:>{width}}/{len(todo)}")
+        # Those for which the grader could not start a process (its user had none left, say
+        # to a notebook graded beside them): again, one at a time, with nothing else running.
+        again = [s for s in submissions if s in results and results[s].out_of_processes]
+        for done, submission in enumerate(again, start=1):
+            first = results[submission]
+            summary.unreadable -= not first.readable
+            summary.graded_again.append(submission.key)
+            keep(submission, grading.graded_alone(first, submission.path, options,
+                                                  submission.key, submission.within),
+                 f"again {done}/{len(again)}")
     except KeyboardInterrupt:
         processes.stop_all()
         pool.shutdown(wait=True, cancel_futures=True)
@@ -489,7 +509,7 @@ def _grade_batch(out: Path, options: grading.Options, jobs: int, force: bool, pr
                                 shard_module.policy_digest(policy, overrides), whole,
                                 [class_folder])
     summary.not_graded = [f"{s.file or s.student}: {s.reason}"
-                          for s in found.skipped + found.flagged]
+                          for s in found.skipped + found.flagged + _unstarted(results)]
     summary.seconds = time.monotonic() - started
     return summary
 
@@ -504,6 +524,14 @@ def _grader_failed(submission: Submission, doing: str,
         "your instructor", submission.path)
     result.grader_failed = True
     return result
+
+
+def _unstarted(results: dict[Submission, NotebookResult]) -> list[discovery.Skipped]:
+    """The notebooks not graded because the grader could not start a process for them, even
+    alone: for not-graded.csv, beside what discovery did not grade."""
+    return [discovery.Skipped(submission.student, submission.assignment, result.notebook,
+                              submission.key, result.problems[0] if result.problems else "")
+            for submission, result in results.items() if result.out_of_processes]
 
 
 def write_outputs(out: Path, found: discovery.Discovery,
@@ -555,6 +583,7 @@ def write_outputs(out: Path, found: discovery.Discovery,
               for student, others in found.alike.items()]
     summary.alike = sorted({tuple(sorted((student, *others)))
                             for student, others in found.alike.items()})
-    report.write_atomic(out / NOT_GRADED, classbook.not_graded_csv(found))
+    report.write_atomic(out / NOT_GRADED,
+                        classbook.not_graded_csv(found, _unstarted(results)))
     report.write_atomic(out / "grades.csv", report.grades_csv([row.cells() for row in rows]))
     report.write_atomic(out / "flags.csv", report.flags_csv(flags))

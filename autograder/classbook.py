@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 from . import deadlines, escape, report
-from .discovery import Discovery, Submission, summed_up
+from .discovery import Discovery, Skipped, Submission, summed_up
 from .overrides import Override
 from .results import ItemResult, NotebookResult, TestResult
 from .rubric import Exercise
@@ -80,6 +80,8 @@ def build(found: Discovery, results: dict[Submission, NotebookResult],
                     notes = [found.chosen[submission], *notes]
                 if (result.grader_failed or not result.readable) and result.problems:
                     notes = [result.problems[0], *notes]  # why it has no score of its own
+                if result.graded_again:
+                    notes = [result.graded_again, *notes]
                 folder = submission.path.parent  # one timestamp.txt for its notebooks
                 if folder not in stamps:
                     try:
@@ -131,8 +133,9 @@ def report_notes(rows: list[Row]) -> str:
     return "\n## Notes from the grader and the instructor\n\n" + "\n".join(lines) + "\n"
 
 
-def not_graded_csv(found: Discovery) -> str:
-    """Everything found and not graded (and everything graded but flagged), with reasons."""
+def not_graded_csv(found: Discovery, also: list[Skipped] | None = None) -> str:
+    """Everything found and not graded (and everything graded but flagged), with reasons, and
+    `also`: what was found and then could not be graded."""
     return report.csv_table(NOT_GRADED_COLUMNS, [
         [entry.student, entry.assignment, entry.notebook, entry.file, entry.reason]
-        for entry in found.skipped + found.flagged], sort_columns=4)
+        for entry in found.skipped + found.flagged + (also or [])], sort_columns=4)

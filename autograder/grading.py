@@ -297,7 +297,8 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
                              "cases": cases, "cell_timeout": limits.cell_time,
                              "cpu_budget": limits.time,
                              "private": [str(COURSE), *options.private],
-                             "allowed": [str(COURSE / "data"), str(SANDBOX), *VENV]}
+                             "allowed": [str(COURSE / "data"), str(SANDBOX), *VENV],
+                             "processes": limits.processes}
         run = runner.run(job, limits, options.isolation, exercise.assignment, ahead)
     if prepared is not None:  # the one place a notebook sent ahead waits
         waiting = time.monotonic()
@@ -314,8 +315,51 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
                        | {cell["label"] for cell in extracted.cells})
     result.problems[:0] = extracted.problems
     result.flags += _hard_links(path)
+    if run.fork_failed:  # what ran says nothing of the notebook; what was noticed stays
+        result = _out_of_processes(shown, exercise, path, OUT_OF_PROCESSES, result.flags)
     result.execution_time = round(time.monotonic() - started, 3)
     return result
+
+
+OUT_OF_PROCESSES = ("the grader could not start one of its own processes for this notebook "
+                    "(the process limit of the user running the grader was reached), which is no "
+                    "fault of the notebook")
+STILL_OUT_OF_PROCESSES = ("the grader could not start one of its own processes for this "
+                          "notebook even when graded alone (the process limit of the user "
+                          "running the grader was reached), so it is not graded; the next run "
+                          "grades it again")
+GRADED_AGAIN = ("graded again alone, after the rest: the first time, the grader could not start "
+                "one of its own processes for it while other notebooks ran")
+
+
+def _out_of_processes(shown: str, exercise: Exercise, path: Path, reason: str,
+                      flags: list[str]) -> NotebookResult:
+    """Not graded, for want of the grader's own processes: the grader's failure (never saved)."""
+    result = not_graded(shown, exercise, reason, path)
+    result.grader_failed = result.out_of_processes = True
+    result.flags = list(dict.fromkeys(flags))
+    return result
+
+
+def graded_alone(first: NotebookResult, path: Path, options: Options, shown_as: str | None = None,
+                 within: Path | None = None) -> NotebookResult:
+    """A notebook whose first grading found no process to start (`first.out_of_processes`),
+    graded again: call it with nothing else running. What the first grading noticed stays
+    flagged. When the grader again finds no process to start, the notebook is not graded, with
+    that reason, and the next run grades it again (a result that is the grader's failure is
+    never saved). Notebook code can claim the first time (sandbox/worker.py): it gains this one
+    grading alone, and its claim again leaves it without a score."""
+    again = grade_safely(path, options, shown_as, within)
+    exercise = exercise_for(again.notebook)
+    if again.out_of_processes and exercise is not None:  # always known when it is set
+        seconds = again.execution_time
+        again = _out_of_processes(again.path, exercise, path, STILL_OUT_OF_PROCESSES,
+                                  first.flags + again.flags)
+        again.execution_time = seconds
+    else:
+        again.flags = list(dict.fromkeys(first.flags + again.flags))
+        again.graded_again = GRADED_AGAIN
+    return again
 
 
 def _ready(exercise: Exercise) -> bool:
@@ -360,7 +404,11 @@ def grade_notebooks(paths: list[Path], options: Options, jobs: int,
         for index in longest_first([exercise_for(Path(path).name) for path in paths]):
             if index not in futures:
                 futures[index] = pool.submit(grade_safely, paths[index], options)
-        return count_once([futures[index].result() for index in range(len(paths))])
+        results = [futures[index].result() for index in range(len(paths))]
+        for index, result in enumerate(results):  # with nothing else running now
+            if result.out_of_processes:
+                results[index] = graded_alone(result, paths[index], options)
+        return count_once(results)
     except KeyboardInterrupt:
         processes.stop_all()  # end the running sandboxes instead of waiting for them
         raise

@@ -55,6 +55,11 @@ class NotebookResult:
     # instructor.
     flags: list[str] = field(default_factory=list)
     timed_out: bool = False  # a cell, a test or the notebook hit a time limit: never final
+    # The grader could not start one of its own processes for the notebook (the process limit
+    # of the user running it, or the machine's): not graded, the grader's failure, never the
+    # notebook's; grade-batch and grade then grade it again alone (grading.graded_alone).
+    out_of_processes: bool = False
+    graded_again: str = ""  # why it was graded again alone, for the instructor (grades.csv)
 
     def to_dict(self) -> dict:
         """What `dataclasses.asdict` gives, built directly (asdict deep-copies every string of

@@ -9,6 +9,7 @@ groups, `cgroups.py`; the registry of running workers, `processes.py`.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -43,6 +44,7 @@ EVENT_CAP = 1024 * 1024  # one event line longer than this is ignored
 # to about 70 MiB; an honest notebook sends at most about 50,000.
 VALUES_CAP = 1_000_000
 START_GRACE = 1.0  # seconds for starting the sandbox, not counted against the notebook
+FORK_ERRORS = {errno.EAGAIN: "EAGAIN", errno.ENOMEM: "ENOMEM"}  # no process could be started
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,9 @@ class RunResult:
     elapsed: float = 0.0
     dropped_events: int = 0  # lines that were too long, not JSON, or past the caps
     cut: bool = False  # more results than RESULTS_CAP or VALUES_CAP: the rest was not read
+    # "EAGAIN" or "ENOMEM" when the grader could not start one of its processes for the notebook
+    # (the worker, or the relay's or notebook process's fork: sandbox/worker.py), else ""
+    fork_failed: str = ""
 
     @property
     def finished(self) -> bool:
@@ -341,7 +346,13 @@ def run(job: protocol.Job, limits: Limits, isolation: Isolation,
         else:
             ahead.discard()
     if started is None:
-        started = start(limits, isolation, assignment)
+        try:
+            started = start(limits, isolation, assignment)
+        except OSError as error:
+            if error.errno not in FORK_ERRORS:
+                raise
+            result.fork_failed = FORK_ERRORS[error.errno]
+            return result
         if started is None or not started.take():
             return result
     process, read_end = started.process, started.results
@@ -365,6 +376,9 @@ def run(job: protocol.Job, limits: Limits, isolation: Isolation,
     result.stderr = stderr.kept.decode("utf-8", "replace")
     result.stdout_bytes, result.stderr_bytes = stdout.total, stderr.total
     result.events, result.dropped_events, result.cut = _parse_events(events)
+    result.fork_failed = next((event["errno"] for event in result.events
+                               if event.get("event") == "fork_failed"
+                               and event.get("errno") in FORK_ERRORS.values()), "")
     return result
 
 

@@ -159,9 +159,10 @@ def run_source_notebook(exercise: Exercise, until: str | None = None) -> dict:
     return names
 
 
-def starts_processes(most: int, wrong_from: int) -> str:
+def starts_processes(most: int, wrong_from: int, holding: str = "") -> str:
     """Student code that starts processes until it cannot or has `most` (they wait, using no
-    CPU), ends them again, and answers 01 wrongly when it started `wrong_from` or more."""
+    CPU), runs `holding` (code that sees them in `children`), ends them again, and answers 01
+    wrongly when it started `wrong_from` or more."""
     return f"""
 import os, signal, time
 children = []
@@ -174,6 +175,7 @@ while len(children) < {most}:
         time.sleep(60)
         os._exit(0)
     children.append(pid)
+{holding}
 for pid in children:
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)

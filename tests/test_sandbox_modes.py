@@ -10,6 +10,10 @@ fallback's seccomp filter).
 
 from __future__ import annotations
 
+import contextlib
+import csv
+import errno
+import functools
 import json
 import os
 import resource
@@ -18,6 +22,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,7 +31,7 @@ import nbformat
 import pytest
 from grader_cli import GRADER, Grades, environment_with, grade_batch
 
-from autograder import grading, isolation, seccomp
+from autograder import grading, isolation, runner, seccomp
 from autograder.reference import is_answer_cell, nbgrader_meta
 from autograder.results import NotebookResult
 from autograder.rubric import EXERCISES, exercise_for
@@ -500,28 +505,217 @@ def as_an_ordinary_user(folder: Path) -> tuple[list[str], int]:
     return become, uid
 
 
+@contextlib.contextmanager
+def folder_of_an_ordinary_user() -> Iterator[tuple[Path, list[str], int]]:
+    """A folder every uid can write, how to run the grader as an ordinary user
+    (`as_an_ordinary_user`), and that user's uid."""
+    folder = Path(tempfile.mkdtemp())
+    try:
+        folder.chmod(0o777)
+        yield folder, *as_an_ordinary_user(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def grader_as(become: list[str], folder: Path, processes: int,
+              *arguments: str) -> subprocess.CompletedProcess:
+    """`python -m autograder ARGUMENTS` run as `become` says, without bubblewrap, the user's
+    process limit (RLIMIT_NPROC) lowered to `processes`."""
+    return subprocess.run(
+        [*become, *GRADER, *arguments], cwd=REPOSITORY, capture_output=True, text=True,
+        timeout=900, env=environment_with(folder),
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes)))
+
+
 def test_a_notebook_graded_by_an_ordinary_user_leaves_the_user_half_of_the_processes(tmp_path):
     """Without bubblewrap, run by an ordinary user, a notebook runs as the user's uid, under the
     user's process limit (lowered here): it stops at half of what the user had left (at most
     the process limit of 64 here, with --jobs 1), so the grader and the user's other programs
     can still start theirs."""
-    folder = Path(tempfile.mkdtemp())
-    try:
-        folder.chmod(0o777)
-        become, uid = as_an_ordinary_user(folder)
+    with folder_of_an_ordinary_user() as (folder, become, uid):
         limit = tasks_of(uid) + SPARE_PROCESSES
         path = folder / "01_parse_cron_field.ipynb"
         code = fixtures.starts_processes(SPARE_PROCESSES, SPARE_PROCESSES // 2)
         nbformat.write(fixtures.build_submission(PARSE, {"answer_parse_cron_field": ANSWER},
                                                  [("answer_parse_cron_field", code)]), path)
         results = folder / "results.json"
-        done = subprocess.run(
-            [*become, *GRADER, "grade", str(path), "--results", str(results), "--jobs", "1"],
-            cwd=REPOSITORY, capture_output=True, text=True, timeout=300,
-            env=environment_with(folder),
-            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit)))
+        done = grader_as(become, folder, limit, "grade", str(path), "--results", str(results),
+                         "--jobs", "1")
         assert done.returncode == 0, done.stderr[-3000:]
         graded = json.loads(results.read_text())
         assert graded["score"] == PARSE.max_score, graded["tests"][0]["output"]
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+
+
+# The processes of the grader's other sandboxes (each started with --results-fd), as notebook
+# code without bubblewrap sees them in /proc.
+OTHER_SANDBOXES = '''
+import os, threading, time
+
+def _other_sandboxes(mine):
+    found = set()
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) not in mine:
+            try:
+                with open(f"/proc/{name}/cmdline", "rb") as listing:
+                    if b"--results-fd" in listing.read():
+                        found.add(int(name))
+            except OSError:
+                pass
+    return found
+'''
+
+# Starts processes until it cannot (they wait, using no CPU), says so with the file MARKED, and
+# holds them while its cells run: until every other sandbox that was there then has ended (and
+# then removes the file). Its answer is wrong when it got as many as half of the user's
+# processes.
+HOLDS_EVERY_PROCESS = OTHER_SANDBOXES + fixtures.starts_processes(
+    SPARE_PROCESSES, SPARE_PROCESSES // 2, holding='''
+open("MARKED", "w").close()
+_mine = {os.getpid(), os.getppid(), *children}
+_there = _other_sandboxes(_mine)
+while _there & _other_sandboxes(_mine):
+    time.sleep(0.05)
+os.unlink("MARKED")
+''')
+
+# An honest answer whose extra cell, graded beside others, waits until the notebook above says
+# (in the file MARKED) that it holds every process it could get, and then takes what is left
+# with threads that wait: a few at most, for every sandbox has the same limit. Its hidden tests
+# then start while the user has no process left, whatever the speed of the machine. Graded
+# alone, it does nothing.
+WAITS_UNTIL_NONE_IS_LEFT = OTHER_SANDBOXES + '''
+_mine = {os.getpid(), os.getppid()}
+while _other_sandboxes(_mine) and not os.path.exists("MARKED"):
+    time.sleep(0.01)
+_threads = []
+while os.path.exists("MARKED") and _other_sandboxes(_mine):
+    try:
+        _threads.append(threading.Thread(target=threading.Event().wait, daemon=True))
+        _threads[-1].start()
+    except RuntimeError:  # no thread can be started
+        break
+'''
+
+# Claims, on every descriptor it has, that the grader could not start a process for it.
+CLAIMS_NO_PROCESS = '''
+import json, os
+_claim = ("\\n" + json.dumps({"fork_failed": "EAGAIN"}) + "\\n").encode()
+for _fd in range(3, 64):
+    try:
+        os.write(_fd, _claim)
+    except OSError:
+        pass
+'''
+
+
+def test_a_notebook_holding_every_process_costs_no_classmate_a_point_in_the_fallback():
+    """Without bubblewrap, run by an ordinary user, every notebook runs as the grader's uid, and
+    the user's process limit (lowered here) is the only one. A notebook that holds every process
+    it can get stops at the sandboxes' share (half of what the user has left), so the grader
+    goes on; a classmate whose tests could then not start is graded again alone once the rest
+    is done, and earns every point, the instructor told why; a notebook that only claims that
+    the grader could not start a process gets that one second try, and no score."""
+    with folder_of_an_ordinary_user() as (folder, become, uid):
+        submitted = folder / "submitted"
+        with_cell = functools.partial(fixtures.build_submission, PARSE,
+                                      {"answer_parse_cron_field": ANSWER})
+        marked = f"/dev/shm/autograder-test-{uuid.uuid4().hex}"
+        for student, code in (("a_holds", HOLDS_EVERY_PROCESS.replace("MARKED", marked)),
+                              ("b_waits", WAITS_UNTIL_NONE_IS_LEFT.replace("MARKED", marked)),
+                              ("c_claims", CLAIMS_NO_PROCESS)):
+            fixtures.place(submitted, student, PARSE,
+                           with_cell([("answer_parse_cron_field", code)]))
+        for number in (1, 2, 3):
+            fixtures.place(submitted, f"honest_{number}", PARSE,
+                           fixtures.honest_submission(PARSE))
+        out = folder / "out"
+        try:
+            done = grader_as(become, folder, tasks_of(uid) + SPARE_PROCESSES, "grade-batch",
+                             str(submitted), "--out", str(out), "--jobs", "2", "--sandbox",
+                             "auto")
+        finally:
+            Path(marked).unlink(missing_ok=True)  # without bubblewrap, /dev/shm is the machine's
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert "bubblewrap (bwrap) is not available" in done.stderr
+        grades = Grades.read(out)
+        for student in ("a_holds", "b_waits", "honest_1", "honest_2", "honest_3"):
+            assert grades.score(student, PARSE.notebook) == PARSE.max_score, \
+                (student, done.stderr[-3000:])
+        assert grades.score("c_claims", PARSE.notebook) == 0
+        with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+            notes = {row["student"]: row["note"] for row in csv.DictReader(handle)
+                     if row["notebook"] == PARSE.notebook}
+        assert "graded again alone" in notes["b_waits"], notes
+        assert "even when graded alone" in notes["c_claims"], notes
+        with open(out / "not-graded.csv", newline="", encoding="utf-8") as handle:
+            listed = {row["student"]: row["reason"] for row in csv.DictReader(handle)}
+        assert set(listed) == {"c_claims"} and "process" in listed["c_claims"], listed
+        again = [line for line in done.stderr.splitlines() if line.startswith("[again")]
+        assert sum("c_claims" in line for line in again) == 1, done.stderr[-3000:]
+        assert any("b_waits" in line for line in again), done.stderr[-3000:]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root: run by an ordinary user without "
+                    "bubblewrap, the uid is the grader's, where the report may be true")
+def test_a_report_that_the_grader_could_not_start_a_process_is_flagged_where_it_cannot_be_true(
+        tmp_path):
+    """As root each sandbox has a uid of its own (and with bubblewrap a user namespace of its
+    own): no other process can take its processes, so the notebook process never says that it
+    could not start one, and such a report is notebook code's: flagged, and it changes nothing."""
+    result = grade_plain(tmp_path, CLAIMS_NO_PROCESS)
+    assert result.score == PARSE.max_score and not result.out_of_processes
+    assert any("could not start a process" in flag for flag in result.flags), result.flags
+
+
+def test_a_notebook_whose_worker_the_grader_cannot_start_is_graded_again_alone(tmp_path,
+                                                                               monkeypatch):
+    """When the grader cannot start a notebook's worker (EAGAIN: its user has no process left),
+    that is the grader's failure, said in one sentence; `grade` grades the notebook again once
+    the others are done. If that fails too it is not graded, with the reason, never a 0 that
+    blames the notebook."""
+    notebook = fixtures.honest_submission(PARSE)
+    path = tmp_path / "01_parse_cron_field.ipynb"
+    nbformat.write(notebook, path)
+    start = runner.start
+    failures = []
+
+    def fails_at_first(*args, **kwargs):
+        if len(failures) < failing:
+            failures.append(args)
+            raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+        return start(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "start", fails_at_first)
+    failing = 1
+    [result] = grading.grade_notebooks([path], grading.Options(isolation=PLAIN), 1)
+    assert len(failures) == 1 and result.score == PARSE.max_score
+    assert result.graded_again == grading.GRADED_AGAIN and not result.grader_failed
+    failures.clear()
+    failing = 2
+    [result] = grading.grade_notebooks([path], grading.Options(isolation=PLAIN), 1)
+    assert len(failures) == 2 and result.score == 0
+    assert result.grader_failed and result.out_of_processes and not result.readable
+    assert result.problems == [grading.STILL_OUT_OF_PROCESSES]
+    assert all(test.output == f"not graded: {grading.STILL_OUT_OF_PROCESSES}"
+               for item in result.items for test in item.tests)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root, to run the grader as a uid of its "
+                    "own whose processes nothing else changes")
+def test_when_the_relay_cannot_start_the_notebook_s_process_the_grader_says_it_failed():
+    """Run by an ordinary user without bubblewrap, with no process left to the user (a process
+    limit of 3: the grader, its thread and the worker), the worker's relay cannot start the
+    notebook's process, before any notebook code ran: the grader says that it failed, and does
+    not blame the notebook's code for ending the grading process."""
+    with folder_of_an_ordinary_user() as (folder, become, _):
+        path = folder / "01_parse_cron_field.ipynb"
+        nbformat.write(fixtures.honest_submission(PARSE), path)
+        results = folder / "results.json"
+        done = grader_as(become, folder, 3, "grade", str(path), "--results", str(results),
+                         "--jobs", "1")
+        assert done.returncode == 0, done.stderr[-3000:]
+        graded = json.loads(results.read_text())
+        said = " ".join(test["output"] for test in graded["tests"])
+        assert "ended the grading process" not in done.stdout + said, done.stdout
+        assert graded["score"] == 0 and "the grader could not start one of its own processes " \
+            "for this notebook even when graded alone" in said, said

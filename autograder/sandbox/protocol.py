@@ -45,6 +45,9 @@ class Job(TypedDict, total=False):
     # bubblewrap they are on the same file system as the notebook (guard.install).
     private: list[str]
     allowed: list[str]
+    # processes (and threads) the sandbox may hold at once; where its uid is shared, a fork that
+    # fails while it holds fewer is the grader's failure (worker._short_of_processes)
+    processes: int
 
 
 # -- events: worker -> grader (one JSON line each) -----------------------------------------
@@ -75,7 +78,16 @@ class DoneEvent(TypedDict):
     event: Literal["done"]
 
 
-Event = CellEvent | CaseEvent | FlagEvent | StoppedEvent | DoneEvent
+class ForkFailedEvent(TypedDict):
+    # The grader could not start a process for the notebook (EAGAIN or ENOMEM): the relay's own
+    # fork of the notebook's process, before any notebook code ran ("notebook"), or, said by
+    # the notebook's process where the uid is shared, a fork for the tests ("tests")
+    event: Literal["fork_failed"]
+    step: Literal["notebook", "tests"]
+    errno: str  # "EAGAIN" or "ENOMEM"
+
+
+Event = CellEvent | CaseEvent | FlagEvent | StoppedEvent | DoneEvent | ForkFailedEvent
 
 
 # -- records: the notebook's processes -> the relay (never trusted as they come) -----------
@@ -114,4 +126,9 @@ class TestsRecord(_TestsBegin, total=False):
     process: int
 
 
-Record = CellRecord | CaseRecord | EndedRecord | FlagRecord | StoppedRecord | TestsRecord
+class ForkFailedRecord(TypedDict):
+    fork_failed: str  # "EAGAIN" or "ENOMEM", once, where the uid is shared: no process for tests
+
+
+Record = (CellRecord | CaseRecord | EndedRecord | FlagRecord | StoppedRecord | TestsRecord
+          | ForkFailedRecord)

@@ -6,12 +6,15 @@ Protocol (typed in protocol.py): the job arrives as one JSON document on standar
    "cases": [{"id": str, "probe": str, "target": str|None,
               "args": [plain], "kwargs": {name: plain}, "timeout": float}],
    "cell_timeout": float,                     # CPU seconds per cell
-   "cpu_budget": float}                       # CPU seconds for the whole notebook
+   "cpu_budget": float,                       # CPU seconds for the whole notebook
+   "processes": int}                          # processes and threads the sandbox may hold
 and results leave as JSON lines on the file descriptor named by --results-fd:
   {"event": "cell", "label": str, "error": {...}}   # a cell that raised or ran too long
   {"event": "case", "id": str, "outcome": {...}}
   {"event": "flag", "text": str}                    # tampering the worker noticed
   {"event": "stopped", "why": "cpu"}                # the notebook's CPU budget ran out
+  {"event": "fork_failed", "step": "notebook" | "tests", "errno": "EAGAIN" | "ENOMEM"}
+                                                    # the grader could not start a process
   {"event": "done"}
 Student output goes to the ordinary stdout and stderr, which the parent caps.
 Run it as `python -I -m sandbox.worker --results-fd N [--uid U]` with this package's parent on
@@ -29,7 +32,14 @@ Three kinds of process, so that no notebook code ever shares a process with the 
   a second start of the tests is forged: the case (for the last, every case) fails and the
   instructor is told. Notebook code that imitates this protocol exactly, with the right
   answers, and then ends its process before the real tests run is not told apart (every
-  writer shares the channel), but it needs correct answers to gain anything. As root the
+  writer shares the channel), but it needs correct answers to gain anything. Where the
+  notebook's uid is shared with the grader's other processes (run by an ordinary user without
+  bubblewrap), the notebook process says, once, when it could not start a process for the
+  tests while the sandbox held fewer than its process limit (others took them); the relay
+  passes that on (notebook code can say it too, and gains one grading alone by it: the
+  grader's batch grades such a notebook again, with nothing else running). Anywhere else such
+  a report is forged, and flagged. When the relay's own fork of the notebook process fails,
+  before any notebook code ran, it says so itself. As root the
   relay runs as a uid of its own (the notebook's plus RELAY_UIDS), so notebook code can
   neither stop nor kill it, nor look into its descriptors; run by an ordinary user it shares
   the notebook's uid, is non-dumpable, and under bubblewrap, as the sandbox's first process,
@@ -51,6 +61,7 @@ Three kinds of process, so that no notebook code ever shares a process with the 
 from __future__ import annotations
 
 import builtins
+import errno
 import gc
 import io
 import math
@@ -95,6 +106,8 @@ WATCH_LOOK = 0.1  # seconds between the notebook process's looks at a case serve
 # server's own timer and CPU limit end an honest case first (at the limit, and a second or two
 # later), so this is reached only by code under test that turned those off.
 CPU_GRACE = 2.5
+# A fork that fails for want of processes (the uid's process limit, the machine's) or memory.
+FORK_ERRORS = {errno.EAGAIN: "EAGAIN", errno.ENOMEM: "ENOMEM"}
 
 
 def drop_privileges(uid: int, prctl: Callable) -> None:
@@ -295,7 +308,16 @@ def main(argv: list[str]) -> int:
     uid_is_its_own = own_uid or os.getpid() == 1
     reader, writer = os.pipe()
     _freeze()
-    child = os.fork()
+    try:
+        child = os.fork()
+    except OSError as error:  # before any notebook code: the grader's failure, never the notebook's
+        if not _fork_failure(error):
+            raise
+        emit({"event": "fork_failed", "step": "notebook", "errno": _fork_failure(error)})
+        emit({"event": "done"})
+        deliver()
+        channel.close()
+        os._exit(0)
     if child == 0:  # the notebook process: no results descriptor
         try:
             os.close(fd)
@@ -323,7 +345,7 @@ def main(argv: list[str]) -> int:
     # A uid of the relay's own, so that no notebook code can stop, kill or look into it.
     drop_privileges(uid + RELAY_UIDS if uid != UNPRIVILEGED else uid, prctl)
     del prctl
-    _relay(job, reader, child, emit, deliver)
+    _relay(job, reader, child, emit, deliver, not uid_is_its_own)
     emit({"event": "done"})
     deliver()
     # Straight out: tearing down an interpreter full of snapshots takes longer than the job.
@@ -335,11 +357,14 @@ def main(argv: list[str]) -> int:
 # -- the relay ---------------------------------------------------------------------------
 
 def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None],
-           deliver: Callable[[], None]) -> None:
+           deliver: Callable[[], None], uid_shared: bool = False) -> None:
     """Pass on what the notebook's processes report, checked against the job: what `emit`
     gathers from one read is delivered together. After a read, the relay waits RELAY_PAUSE
     (or until the notebook process ends) so that the next read finds several records: each
-    wake-up costs the relay and the grader more CPU than a record does."""
+    wake-up costs the relay and the grader more CPU than a record does. `uid_shared`: the
+    notebook's uid is shared with processes other than the sandbox's (the grader's own, run by
+    an ordinary user without bubblewrap), so that the notebook process may report, once, that
+    it could not start a process for the tests (_short_of_processes)."""
     labels = [f"setup cell {i + 1}" for i in range(len(job.get("prelude", [])))]
     labels += [cell["label"] for cell in job.get("cells", [])]
     budgets = {case["id"]: float(case.get("timeout", 5.0)) for case in job.get("cases", [])}
@@ -350,6 +375,7 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None],
     cells_seen: set[int] = set()
     flags: list[str] = []
     began = False  # whether the notebook process has started the hidden tests
+    short = False  # whether it said that it could not start a process for the tests
 
     def flag(text: str) -> None:
         if len(flags) < FLAG_CAP and text not in flags:
@@ -374,7 +400,7 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None],
                   "outcome": {"tampered": f"{why}; this test's result cannot be trusted"}})
 
     def handle(record: object) -> None:
-        nonlocal began
+        nonlocal began, short
         if not isinstance(record, dict):
             flag("an unreadable record reached the grader's channel")
             return
@@ -422,6 +448,13 @@ def _relay(job: Job, reader: int, child: int, emit: Callable[[Event], None],
             flag(record["flag"])
         elif record == {"stopped": "cpu"}:
             emit({"event": "stopped", "why": "cpu"})
+        elif set(record) == {"fork_failed"} and record["fork_failed"] in FORK_ERRORS.values():
+            if uid_shared and not short:  # perhaps notebook code's: it gains one grading alone
+                short = True
+                emit({"event": "fork_failed", "step": "tests", "errno": record["fork_failed"]})
+            else:
+                flag("a forged report that the grader could not start a process reached its "
+                     "channel")
         elif record == {"forged": "progress"}:  # out of order: notebook code wrote it
             for ident in budgets:
                 forge(ident, "notebook code wrote to the hidden tests' progress channel")
@@ -567,6 +600,7 @@ def _notebook_process(job: Job, writer: int, flush, adopt: Callable[[], None],
         _send({"flag": f"notebook code tried to {text}"})
 
     seconds = float(job.get("cell_timeout", 10.0))
+    allowed = int(job.get("processes", 64))
     prelude = job.get("prelude", [])
     # The hidden cases, fixed before any notebook code runs, as text and numbers that no code
     # can change in place: the job's own dicts are reachable from a cell (through the
@@ -620,7 +654,13 @@ def _notebook_process(job: Job, writer: int, flush, adopt: Callable[[], None],
         _end_processes_of_uid()
     _end_descendants()
     checked = guard.narrow(saved, __package__ or "sandbox", skip=(__name__, guard.__name__))
-    stopped = _leave_threads_behind(fork, kill, exit_now, adopt)
+    try:
+        stopped = _leave_threads_behind(fork, kill, exit_now, adopt)
+    except OSError as error:
+        if not _short_of_processes(error, uid_is_its_own, allowed, None):
+            raise
+        send({"fork_failed": _fork_failure(error)})
+        return
     if stopped is not None:  # this is a fresh process: what the cells' process used counts
         budget -= stopped[1]
     # The relay takes no outcome before this, and only one of these; from a child that left the
@@ -636,7 +676,16 @@ def _notebook_process(job: Job, writer: int, flush, adopt: Callable[[], None],
         flush()
         left = budget - _cpu_seconds()  # this process's cells and every case server so far
         _freeze()
-        pid = fork()
+        try:
+            pid = fork()
+        except OSError as error:
+            os.close(progress)
+            os.close(progress_out)
+            if not _short_of_processes(error, uid_is_its_own, allowed,
+                                       stopped[0] if stopped is not None else None):
+                raise
+            send({"fork_failed": _fork_failure(error)})
+            break
         if pid == 0:
             os.close(progress)
             _case_server(namespace, (cases, timeouts, idents), index, left, send, progress_out,
@@ -646,6 +695,30 @@ def _notebook_process(job: Job, writer: int, flush, adopt: Callable[[], None],
         _end_descendants()  # what the server's processes left (adopted orphans)
     if stopped is not None:  # the relay ends once the process it started has ended
         kill(stopped[0], signal.SIGKILL)
+
+
+def _fork_failure(error: OSError) -> str:
+    """"EAGAIN" or "ENOMEM" for a fork that failed for want of processes or memory, else ""."""
+    return FORK_ERRORS.get(error.errno or 0, "")
+
+
+def _short_of_processes(error: OSError, uid_is_its_own: bool, allowed: int,
+                        stopped: int | None) -> bool:
+    """Whether a fork of the notebook process that failed with `error` failed for want of
+    processes that others took: only where the notebook's uid is not its own (the grader's,
+    run by an ordinary user without bubblewrap, which the grader and every sandbox share), and
+    while the sandbox holds fewer than its process limit `allowed` (its processes and threads:
+    the relay, this process and all under it, and the `stopped` process of the cells' threads).
+    Otherwise the notebook used up its processes itself, as it would with a uid of its own."""
+    if uid_is_its_own or not _fork_failure(error):
+        return False
+    held = 1  # the relay
+    for pid in [*tree(os.getpid()), *([stopped] if stopped is not None else [])]:
+        try:
+            held += len(os.listdir(f"/proc/{pid}/task"))
+        except OSError:  # ended meanwhile
+            continue
+    return held < allowed
 
 
 def _leave_threads_behind(fork, kill, exit_now, adopt) -> tuple[int, float] | None:
