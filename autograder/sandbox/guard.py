@@ -100,6 +100,9 @@ def snapshot(setup: dict | None = None) -> Snapshot:
     seen_functions: set[int] = set()
     held: set[int] = set()  # ids of the tables whose contents are kept
 
+    function_type, module_type, builtin_type = (types.FunctionType, types.ModuleType,
+                                                types.BuiltinFunctionType)
+
     def add_function(function: object, owner: str) -> None:
         if isinstance(function, (staticmethod, classmethod)):
             function = function.__func__
@@ -112,7 +115,8 @@ def snapshot(setup: dict | None = None) -> Snapshot:
             return
         seen_functions.add(id(function))
         guarded.append(function)
-        add_closure(function, owner)
+        if function.__closure__:
+            add_closure(function, owner)
 
     def add_closure(function: types.FunctionType, owner: str) -> None:
         # Code and defaults cannot change (the audit hook refuses); closure cells can.
@@ -130,10 +134,15 @@ def snapshot(setup: dict | None = None) -> Snapshot:
             attributes = tuple(vars(cls).items())
             classes.append((owner, cls, attributes))
             for _, member in attributes:
-                add_function(member, owner)
+                if type(member) is function_type:  # the common case of add_function, inline
+                    if id(member) not in seen_functions:
+                        seen_functions.add(id(member))
+                        guarded.append(member)
+                        if member.__closure__:
+                            add_closure(member, owner)
+                elif isinstance(member, (staticmethod, classmethod, property)):
+                    add_function(member, owner)  # what else it holds is no function
 
-    function_type, module_type, builtin_type = (types.FunctionType, types.ModuleType,
-                                                types.BuiltinFunctionType)
     own = __package__ or "sandbox"  # this package: the probes and what runs them
     for name, module in _trusted_modules():
         namespace = vars(module)
