@@ -57,6 +57,17 @@ def _encode(value: object, depth: int, budget: _Budget) -> object:
     kind = type(value)
     if value is None or kind is bool:
         return value
+    # The built-in types themselves, which most values are, before the checks that admit
+    # their subclasses: each of those is an isinstance, which also looks up `__class__`.
+    if kind is int:
+        return value
+    if type(value) is str:  # (as `kind`, which mypy does not narrow by)
+        return value if len(value) <= MAX_STRING else {"__toolarge__": True}
+    if type(value) is list:
+        return [_encode(item, depth + 1, budget) for item in value]
+    if type(value) is dict:
+        return {"__dict__": [[_encode(k, depth + 1, budget), _encode(v, depth + 1, budget)]
+                             for k, v in value.items()]}
     if isinstance(value, int):
         return int.__index__(value)
     if isinstance(value, float):
