@@ -230,11 +230,17 @@ def merge(shards: list[Path], out: Path) -> int:
                 raise ShardError(f"{folder} was graded with other deadlines or overrides than "
                                  f"{folders[0]}; give every shard the same --deadlines and "
                                  "--overrides files")
+    created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     final, out = out, Path(tempfile.mkdtemp(prefix=f".{out.name}.merging-", dir=out))
     try:
         count = _merge_into(folders, manifests, out)
         _replace_entries(out, final)
+    except BaseException:
+        shutil.rmtree(out, ignore_errors=True)
+        if created:  # a refused merge leaves no folder of its own behind
+            shutil.rmtree(final, ignore_errors=True)
+        raise
     finally:
         shutil.rmtree(out, ignore_errors=True)
     return count
@@ -292,11 +298,15 @@ def _merge_into(folders: list[Path], manifests: list[dict], out: Path) -> int:
             if entry.name == MANIFEST or entry.is_symlink():
                 continue
             if entry.is_file() and entry.suffix == ".csv":
-                with open(entry, newline="", encoding="utf-8") as stream:
-                    reader = csv.DictReader(stream)
-                    names = headers.setdefault(entry.name, [])
-                    names += [name for name in reader.fieldnames or [] if name not in names]
-                    tables.setdefault(entry.name, []).extend(reader)
+                try:
+                    with open(entry, newline="", encoding="utf-8") as stream:
+                        reader = csv.DictReader(stream)
+                        names = headers.setdefault(entry.name, [])
+                        names += [name for name in reader.fieldnames or [] if name not in names]
+                        tables.setdefault(entry.name, []).extend(reader)
+                except (csv.Error, UnicodeDecodeError) as error:  # a hand-edited or cut table
+                    raise ShardError(f"{entry} cannot be read as a table "
+                                     f"({type(error).__name__}); grade that shard again") from None
             elif entry.is_dir():
                 shutil.copytree(entry, out / entry.name, symlinks=True, dirs_exist_ok=True)
             elif entry.is_file() and not (out / entry.name).exists():

@@ -256,3 +256,19 @@ def test_a_hand_edited_class_record_is_a_damaged_manifest(graded):
     assert refused.returncode == 2
     assert "is damaged; grade that shard again" in refused.stderr
     assert "\x1b" not in refused.stderr
+
+
+def test_a_damaged_table_in_a_shard_is_refused_with_one_sentence(graded):
+    """A shard's table cut or edited by hand (here a cell longer than Python's csv reads) stops
+    the merge with a sentence that names the file, not a traceback, and writes nothing."""
+    damaged = graded / "part2-damaged"
+    subprocess.run(["cp", "-r", str(graded / "part2"), str(damaged)], check=True)
+    table = damaged / "not-graded.csv"
+    table.write_text(table.read_text() + '"' + "x" * 200_000 + '"\n', encoding="utf-8")
+    refused = merge(graded / "part1", damaged, graded / "part3", "--out",
+                    graded / "refused-table")
+    assert refused.returncode == 2, refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    assert "not-graded.csv cannot be read as a table" in refused.stderr
+    assert "grade that shard again" in refused.stderr
+    assert not (graded / "refused-table").exists()
