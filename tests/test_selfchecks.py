@@ -57,7 +57,7 @@ def failed_selfchecks(notebook: nbformat.NotebookNode, exercise: Exercise,
                 continue
             error = run_cell(namespace, cell.source, f"cell {index}", CELL_SECONDS)
             if error and owner.get(index) in failed:
-                failed[owner[index]][grade_id(cell)] = str(error)[:300]
+                failed[owner[index]][grade_id(cell)] = str(error)[:2000]
     finally:
         os.chdir(previous)
         plt.close("all")
@@ -196,6 +196,75 @@ TOLD = {
 def test_a_wrong_answer_is_told_the_rule_it_breaks(notebook_name, redefinition, told):
     messages = _selfcheck_messages(notebook_name, redefinition)
     assert messages, f"{notebook_name}: the wrong answer passed every self-check"
+    assert any(told in text for text in messages), messages
+
+
+# A classic bug of the corpus, and the words of its first failing self-check that name the rule
+# of the exercise it breaks (with the input), instead of a bare "expected X, got Y" or the
+# student's own exception.
+TOLD_OF_A_BUG = {
+    "02_cron_matches/minute_hour_swapped": (
+        "got False (minute 30, hour 9, and cron's day 1 is Monday)"),
+    "02_cron_matches/month_zero_based": (
+        "raised ValueError: 12 in '12' is outside 0-11; but '0 0 31 12 *' is a valid "
+        "expression (days of the month count from 1 to 31, months from 1 to 12)"),
+    "02_cron_matches/four_fields_accepted": (
+        "cron_matches('* * * *', datetime.datetime(2026, 3, 9, 10, 0)): it has 4 fields, not "
+        "exactly five, so it should raise ValueError"),
+    "03_next_run/minute_not_strictly_after": (
+        "(strictly after: 14:05 is not after 14:05"),
+    "03_next_run/day_skip_breaks_at_month_end": (
+        "raised ValueError: day is out of range for month; but it fires within five years "
+        "(both day fields must match"),
+    "03_next_run/drops_tzinfo": (
+        "(the result keeps after's tzinfo, across New Year)"),
+    "03_next_run/loops_forever": (
+        "raised OverflowError: date value out of range; but nothing matches within five years "
+        "(30 February), so it should raise ValueError"),
+    "05_backoff_delays/exponent_off_by_one": (
+        "delay 0 is the first that differs: delay i is rng.uniform(0, min(cap, base * 2 ** "
+        "i)), here under the ceiling 0.5"),
+    "05_backoff_delays/overflow": (
+        "raised OverflowError: int too large to convert to float; but thousands of attempts "
+        "must work"),
+    "05_backoff_delays/no_validation": (
+        "has a negative attempts, so it should raise ValueError, but it returned []"),
+    "05_backoff_delays/global_seed_restored": (
+        "(): the module-level generator is never used or re-seeded"),
+    "06_append_if_new/returns_int": (
+        "expected True, got 1 (int, not a bool: return a real bool"),
+    "06_append_if_new/returns_none_for_duplicate": (
+        "expected False, got None (NoneType, not a bool"),
+    "06_append_if_new/existing_without_key_crashes": (
+        "raised KeyError: 'id'; but an existing entry without 'id' is allowed and never "
+        "matches"),
+    "06_append_if_new/falsy_id_rejected": (
+        "raised ValueError: entry has no 'id'; but the entry has its key"),
+    "07_safe_scheduler/key_ignores_config_hash": (
+        'the recipe hashes this exact text (UTF-8): {"config_hash":'),
+    "07_safe_scheduler/error_message_stored": (
+        "finish_run stores error_category(error), never the error"),
+    "07_safe_scheduler/fire_together_result_raises": (
+        "fire_together raised RuntimeError: run_job failed in this thread; but a thread whose "
+        "run_job raises leaves None"),
+    "07_safe_scheduler/succeeded_before_artifacts": (
+        "comes only after every artifact is written (step 7)"),
+    "07_safe_scheduler/backfilled_gap": (
+        "every whole window from last_end up to the start of the window to run now"),
+    "07_safe_scheduler/grace_ignores_freshness": (
+        "misfire_grace_time: expected 1680 (60 * min(freshness_minutes - runtime_minutes, 60)"),
+    "07_safe_scheduler/fixed_offset_label": (
+        "local_label(datetime(2024, 7, 1, 20, 0, tzinfo=UTC), 'America/New_York')"),
+}
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+@pytest.mark.parametrize(("bug", "told"), TOLD_OF_A_BUG.items(), ids=TOLD_OF_A_BUG)
+def test_a_classic_bug_is_told_the_rule_it_breaks(bug, told):
+    entry = next(e for e in ENTRIES if f"{e.exercise.notebook}/{e.name}" == bug)
+    items = [name.strip() for name in entry.header["loses"].split(",")]
+    failed = failed_selfchecks(fixtures.corpus_submission(entry), entry.exercise, items)
+    messages = [text for cells in failed.values() for text in cells.values()]
     assert any(told in text for text in messages), messages
 
 

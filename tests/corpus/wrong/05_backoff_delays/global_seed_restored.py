@@ -2,7 +2,6 @@
 # and puts its state back afterwards, so the state looks untouched.
 # notebook: 05_backoff_delays
 # loses: test_backoff_delays
-# selfcheck-pending: a self-check that watches the random module's functions during a call
 # %% answer_backoff_delays
 import random
 
