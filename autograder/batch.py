@@ -123,7 +123,7 @@ class Summary:
         if self.graded_again:
             shown = ", ".join(escape.one_line(key, 160) for key in self.graded_again[:MAX_LISTED])
             text += (f"\ngraded {len(self.graded_again)} notebooks again alone, after the rest, "
-                     "because the grader could not start a process for them while other "
+                     "because processes could not be started for them while other "
                      f"notebooks ran (see the note column of grades.csv): {shown}"
                      + (", ..." if len(self.graded_again) > MAX_LISTED else ""))
         if self.failed:
@@ -464,7 +464,7 @@ def _grade_batch(out: Path, options: grading.Options, jobs: int, force: bool, pr
             _keep_what_reports_show(result)
             results[submission] = result
             summary.unreadable += not result.readable
-            if not result.grader_failed:
+            if not result.grader_failed and not result.grade_alone:
                 try:
                     _save(submission, out, hashes[submission], submission_grader[submission],
                           result)
@@ -485,8 +485,10 @@ def _grade_batch(out: Path, options: grading.Options, jobs: int, force: bool, pr
             summary.graded += 1
             keep(submission, result, f"{done:>{width}}/{len(todo)}")
         # Those for which the grader could not start a process (its user had none left, say
-        # to a notebook graded beside them): again, one at a time, with nothing else running.
-        again = [s for s in submissions if s in results and results[s].out_of_processes]
+        # to a notebook graded beside them), or that a notebook graded beside them may have
+        # crowded out of their processes: again, one at a time, with nothing else running.
+        again = [s for s in submissions if s in results
+                 and (results[s].out_of_processes or results[s].grade_alone)]
         for done, submission in enumerate(again, start=1):
             first = results[submission]
             summary.unreadable -= not first.readable

@@ -317,6 +317,9 @@ def grade_notebook(path: Path, options: Options, shown_as: str | None = None,
     result.flags += _hard_links(path)
     if run.fork_failed:  # what ran says nothing of the notebook; what was noticed stays
         result = _out_of_processes(shown, exercise, path, OUT_OF_PROCESSES, result.flags)
+    elif result.score < result.max_score and options.jobs > 1 \
+            and options.isolation.shares_processes:  # graded beside others
+        result.grade_alone = _crowded_out(run)
     result.execution_time = round(time.monotonic() - started, 3)
     return result
 
@@ -332,6 +335,23 @@ GRADED_AGAIN = ("graded again alone, after the rest: the first time, the grader 
                 "one of its own processes for it while other notebooks ran")
 
 
+CROWDED = ("graded again alone, after the rest: while it ran, another notebook held nearly all "
+           "of the processes that the notebooks graded at once share")
+COULD_NOT_START = ("graded again alone, after the rest: a thread or process could not be started "
+                   "while it ran beside other notebooks, with which it shares one process limit")
+
+
+def _crowded_out(run: runner.RunResult) -> str:
+    """Why a notebook without full marks is graded again alone, where every sandbox's processes
+    count against the grader's uid, or "": another sandbox held (nearly) all of the share of
+    them while it ran, as the grader saw (processes.watch), or, as the notebook's own results
+    say, a thread or process could not be started in it. Notebook code can say the latter
+    falsely: it gains one grading alone, whose result is kept."""
+    if run.crowded:
+        return CROWDED
+    return COULD_NOT_START if scoring.could_not_start(run.events) else ""
+
+
 def _out_of_processes(shown: str, exercise: Exercise, path: Path, reason: str,
                       flags: list[str]) -> NotebookResult:
     """Not graded, for want of the grader's own processes: the grader's failure (never saved)."""
@@ -343,12 +363,14 @@ def _out_of_processes(shown: str, exercise: Exercise, path: Path, reason: str,
 
 def graded_alone(first: NotebookResult, path: Path, options: Options, shown_as: str | None = None,
                  within: Path | None = None) -> NotebookResult:
-    """A notebook whose first grading found no process to start (`first.out_of_processes`),
-    graded again: call it with nothing else running. What the first grading noticed stays
-    flagged. When the grader again finds no process to start, the notebook is not graded, with
-    that reason, and the next run grades it again (a result that is the grader's failure is
-    never saved). Notebook code can claim the first time (sandbox/worker.py): it gains this one
-    grading alone, and its claim again leaves it without a score."""
+    """A notebook whose first grading found no process to start (`first.out_of_processes`), or
+    that was crowded out of its processes (`first.grade_alone`), graded again, once: call it
+    with nothing else running. What the first grading noticed stays flagged. When the grader
+    again finds no process to start, the notebook is not graded, with that reason, and the next
+    run grades it again (a result that is the grader's failure is never saved). Otherwise this
+    result is kept, whatever it is. Notebook code can claim either (sandbox/worker.py,
+    `_crowded_out`): it gains this one grading alone, and a claim of the first again leaves
+    it without a score."""
     again = grade_safely(path, options, shown_as, within)
     exercise = exercise_for(again.notebook)
     if again.out_of_processes and exercise is not None:  # always known when it is set
@@ -358,7 +380,8 @@ def graded_alone(first: NotebookResult, path: Path, options: Options, shown_as: 
         again.execution_time = seconds
     else:
         again.flags = list(dict.fromkeys(first.flags + again.flags))
-        again.graded_again = GRADED_AGAIN
+        again.graded_again = first.grade_alone or GRADED_AGAIN
+    again.grade_alone = ""  # graded alone once: this result is kept
     return again
 
 
@@ -406,7 +429,7 @@ def grade_notebooks(paths: list[Path], options: Options, jobs: int,
                 futures[index] = pool.submit(grade_safely, paths[index], options)
         results = [futures[index].result() for index in range(len(paths))]
         for index, result in enumerate(results):  # with nothing else running now
-            if result.out_of_processes:
+            if result.out_of_processes or result.grade_alone:
                 results[index] = graded_alone(result, paths[index], options)
         return count_once(results)
     except KeyboardInterrupt:

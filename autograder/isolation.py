@@ -267,8 +267,21 @@ class Isolation:
                 "bubblewrap)")
         return Isolation("none")
 
+    @property
+    def shares_processes(self) -> bool:
+        """Whether every sandbox's processes count against one uid's process limit, the
+        grader's (run by an ordinary user, without a user namespace of bubblewrap's)."""
+        return not _processes_counted_apart(_namespace_flags() if self.isolated else [])
+
+    def process_limit(self, limits: Limits) -> int:
+        """The RLIMIT_NPROC a sandbox started now gets (-1: none): `_process_limit`."""
+        return _process_limit(_namespace_flags() if self.isolated else [], limits)
+
     def command(self, folder: str, limits: Limits, results_fd: int, assignment: str,
-                uid: int = UNPRIVILEGED, seccomp_fd: int | None = None) -> list[str]:
+                uid: int = UNPRIVILEGED, seccomp_fd: int | None = None,
+                process_limit: int | None = None) -> list[str]:
+        """The command that starts a worker; `process_limit`, when given, is what
+        `process_limit` gave for it."""
         python = sys.executable
         flags = _namespace_flags() if self.isolated else []
         rlimits = ",".join(str(v) for v in (
@@ -276,7 +289,7 @@ class Isolation:
             int(limits.time) + 2,
             SCRATCH_BYTES,
             256,
-            _process_limit(flags, limits),
+            _process_limit(flags, limits) if process_limit is None else process_limit,
             0,
         ))
         venv = sys.prefix != sys.base_prefix

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 from .sandbox.backstop import cpu_seconds, stat_fields
@@ -139,11 +140,21 @@ def tasks_of_uid(uid: int, leaving_out: set[int] | frozenset[int] = frozenset())
     """How many tasks (processes and their threads, as RLIMIT_NPROC counts them) run with the
     real uid `uid`, of those /proc shows, leaving out the processes `leaving_out` and every
     process under them; None where there is no /proc to read (not Linux)."""
+    tasks = _processes_of_uid(uid)
+    if tasks is None:
+        return None
+    left_out = set().union(*_trees(tasks, leaving_out).values())
+    return sum(threads for pid, (_, threads) in tasks.items() if pid not in left_out)
+
+
+def _processes_of_uid(uid: int) -> dict[int, tuple[int, int]] | None:
+    """pid -> (parent, threads) of every process of the real uid `uid` that /proc shows; None
+    where there is no /proc to read (not Linux)."""
     try:
         names = os.listdir("/proc")
     except OSError:
         return None
-    tasks: dict[int, tuple[int, int]] = {}  # pid -> (parent, threads), of `uid`'s processes
+    tasks: dict[int, tuple[int, int]] = {}
     for name in names:
         if not name.isdigit():
             continue
@@ -155,19 +166,112 @@ def tasks_of_uid(uid: int, leaving_out: set[int] | frozenset[int] = frozenset())
                 tasks[int(name)] = (int(fields[b"PPid"]), int(fields[b"Threads"]))
         except (OSError, KeyError, IndexError, ValueError):
             continue  # ended meanwhile, or a status file of another layout
+    return tasks
+
+
+def _trees(tasks: dict[int, tuple[int, int]],
+           roots: Iterable[int]) -> dict[int, set[int]]:
+    """Each of `roots` with every process under it, of `tasks` (pid -> (parent, threads))."""
     children: dict[int, list[int]] = {}
     for pid, (parent, _) in tasks.items():
         children.setdefault(parent, []).append(pid)
-    todo, left_out = list(leaving_out), set()
-    while todo:
-        pid = todo.pop()
-        if pid not in left_out:
-            left_out.add(pid)
-            todo += children.get(pid, ())
-    return sum(threads for pid, (_, threads) in tasks.items() if pid not in left_out)
+    trees = {}
+    for root in roots:
+        todo, tree = [root], set()
+        while todo:
+            pid = todo.pop()
+            if pid not in tree:
+                tree.add(pid)
+                todo += children.get(pid, ())
+        trees[root] = tree
+    return trees
 
 
 def running_sandboxes() -> frozenset[int]:
     """The process ids of the workers running now (each the first process of a sandbox)."""
     with live_lock:
         return frozenset(process.pid for process in live)
+
+
+# -- sandboxes whose processes count against one uid: the grader's own ----------------------
+# Run by an ordinary user without bubblewrap, every notebook runs as the user's uid, and the
+# kernel stops a fork of a sandbox when that uid holds its RLIMIT_NPROC: a share that every
+# sandbox running then draws on (isolation.shared_process_limit). While the grader runs two or
+# more of them, it looks at the uid's tasks every SAMPLE_EVERY seconds: a sandbox that saw its
+# share (nearly) filled by another was crowded out, and what its own code could not start
+# then says nothing of the notebook (grading.CROWDED). One look reads /proc/*/status, about
+# 2 ms per 100 processes of the machine; nothing of this runs anywhere else.
+SAMPLE_EVERY = 0.2
+
+
+class _Watched:
+    __slots__ = ("full_at", "own", "crowded")
+
+    def __init__(self, full_at: int, own: int) -> None:
+        self.full_at = full_at  # the uid's task count from which its share counts as full
+        self.own = own  # the processes it would have with a uid of its own
+        self.crowded = False
+
+
+_watched: dict[int, _Watched] = {}
+_watched_lock = threading.Lock()
+_sampler: threading.Thread | None = None
+
+
+def watch(pid: int, limit: int, own: int) -> None:
+    """Watch the running sandbox `pid`, whose RLIMIT_NPROC `limit` counts the grader's uid's
+    tasks, until `unwatch`: its share counts as nearly full when fewer than a quarter of `own`
+    (the process limit it would have with a uid of its own) are left below `limit`."""
+    global _sampler
+    with _watched_lock:
+        _watched[pid] = _Watched(limit - own // 4, own)
+        if _sampler is None and len(_watched) > 1:  # one sandbox alone crowds out no other
+            sampler = threading.Thread(target=_sample_while_watched, daemon=True,
+                                       name="process share")
+            try:
+                sampler.start()
+            except RuntimeError:  # the user has no process left for it: the next watch tries
+                return
+            _sampler = sampler
+
+
+def unwatch(pid: int) -> bool:
+    """Stop watching the sandbox `pid`: True when, while it ran, another sandbox held (nearly)
+    all of its share of the uid's processes."""
+    with _watched_lock:
+        watched = _watched.pop(pid, None)
+    return watched is not None and watched.crowded
+
+
+def _sample_while_watched() -> None:
+    global _sampler
+    while not stopping.wait(SAMPLE_EVERY):
+        with _watched_lock:
+            if len(_watched) < 2:
+                _sampler = None
+                return
+        sample_share()
+    with _watched_lock:
+        _sampler = None
+
+
+def sample_share() -> None:
+    """Look once at the uid's tasks: every watched sandbox whose share they (nearly) fill is
+    crowded, unless it holds more than it would with a uid of its own (it filled the share
+    itself). A notebook can make this look at nothing but its own processes: it can have
+    classmates graded again alone, never a point of its own or theirs."""
+    with _watched_lock:
+        watched = dict(_watched)
+    tasks = _processes_of_uid(os.getuid()) if watched else None
+    if not tasks:
+        return
+    total = sum(threads for _, threads in tasks.values())
+    full = [pid for pid, entry in watched.items() if total >= entry.full_at]
+    if not full:
+        return
+    held = {root: sum(tasks[pid][1] for pid in tree if pid in tasks)
+            for root, tree in _trees(tasks, watched).items()}
+    with _watched_lock:
+        for pid in full:
+            if pid in _watched and held[pid] <= watched[pid].own:
+                _watched[pid].crowded = True

@@ -59,6 +59,10 @@ class NotebookResult:
     # of the user running it, or the machine's): not graded, the grader's failure, never the
     # notebook's; grade-batch and grade then grade it again alone (grading.graded_alone).
     out_of_processes: bool = False
+    # Why it is to be graded again alone, once the rest is done (grading.CROWDED): it did not
+    # earn every point, and it may have been crowded out of the processes that every notebook
+    # graded at once shares (run by an ordinary user without bubblewrap). Never saved as is.
+    grade_alone: str = ""
     graded_again: str = ""  # why it was graded again alone, for the instructor (grades.csv)
 
     def to_dict(self) -> dict:

@@ -83,6 +83,9 @@ class RunResult:
     # "EAGAIN" or "ENOMEM" when the grader could not start one of its processes for the notebook
     # (the worker, or the relay's or notebook process's fork: sandbox/worker.py), else ""
     fork_failed: str = ""
+    # Where every sandbox's processes count against the grader's uid: another sandbox held
+    # (nearly) all of this one's share of them while it ran (processes.watch)
+    crowded: bool = False
 
     @property
     def finished(self) -> bool:
@@ -243,9 +246,11 @@ class Started:
 
     def __init__(self, process: subprocess.Popen, results: int, group: Cgroup,
                  key: tuple[int, int, float], holder: tempfile.TemporaryDirectory | None,
-                 fits: tuple, uid: int) -> None:
+                 fits: tuple, uid: int, shared_limit: int | None = None) -> None:
         self.process, self.results, self.group, self.key = process, results, group, key
         self.holder, self.fits, self.uid = holder, fits, uid
+        # its RLIMIT_NPROC where that counts the grader's own uid's tasks (processes.watch)
+        self.shared_limit = shared_limit
         self._taken = threading.Lock()
 
     def take(self) -> bool:
@@ -301,7 +306,9 @@ def start(limits: Limits, isolation: Isolation, assignment: str = "") -> Started
     folder = str(compiled_package().parent)
     key = ((limits.memory_mb + INTERPRETER_MB) * 2**20, limits.processes, limits.cpus)
     group = Cgroup.take(*key)
-    command = group.wrap(isolation.command(folder, limits, write_end, assignment, uid, filter_fd))
+    nproc = isolation.process_limit(limits)
+    command = group.wrap(isolation.command(folder, limits, write_end, assignment, uid, filter_fd,
+                                           nproc))
     process = None
     try:
         with processes.live_lock:
@@ -329,7 +336,7 @@ def start(limits: Limits, isolation: Isolation, assignment: str = "") -> Started
     if process is None:
         return None
     return Started(process, read_end, group, key, holder, _fits(limits, isolation, assignment),
-                   uid)
+                   uid, nproc if nproc >= 0 and isolation.shares_processes else None)
 
 
 def run(job: protocol.Job, limits: Limits, isolation: Isolation,
@@ -361,14 +368,17 @@ def run(job: protocol.Job, limits: Limits, isolation: Isolation,
     # All three streams were opened as pipes (subprocess.PIPE above), so none is None.
     pipes = cast("tuple[IO[bytes], IO[bytes], IO[bytes]]",
                  (process.stdin, process.stdout, process.stderr))
+    pid = process.pid
+    if started.shared_limit is not None:
+        processes.watch(pid, started.shared_limit, limits.processes)
     try:
-        pid = process.pid
         result.timed_out = _pump(process, json.dumps(job).encode(), read_end,
                                  {pipes[1].fileno(): stdout, pipes[2].fileno(): stderr,
                                   read_end: events},
                                  Backstop(limits.backstop + START_GRACE,
                                           lambda: processes.tree_cpu(pid), fresh=True))
     finally:
+        result.crowded = processes.unwatch(pid)
         started.close()
     result.elapsed = time.monotonic() - begun
     result.returncode = process.returncode

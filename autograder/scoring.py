@@ -8,6 +8,7 @@ verdicts into points, with the rejection gate. The cases and their expected outc
 
 from __future__ import annotations
 
+import errno
 from dataclasses import dataclass
 
 from . import escape, runner, suite
@@ -475,6 +476,24 @@ def _missing_reason(run: runner.RunResult, limits: runner.Limits,
         ended = f"the notebook's code ended the grading process (exit status {code})"
     return (f"{ended} before every test had run; the missing tests count as failed",
             f"no result: {ended} before this test finished")
+
+
+def could_not_start(events: list[dict]) -> bool:
+    """Whether a cell or a hidden test of the notebook failed because a thread or process could
+    not be started (Python's RuntimeError "can't start new thread", or a fork's EAGAIN), as the
+    notebook's own results say: notebook code can say so falsely."""
+    for event in events:
+        kind = event.get("event")
+        error = event.get("error") if kind == "cell" else \
+            event.get("outcome") if kind == "case" else None
+        if not isinstance(error, dict) or set(error) != {"raised", "mro", "message"}:
+            continue
+        mro, message = error["mro"], error["message"]
+        if isinstance(mro, list) and isinstance(message, str) and (
+                "RuntimeError" in mro and message.startswith("can't start new thread")
+                or "BlockingIOError" in mro and message.startswith(f"[Errno {errno.EAGAIN}]")):
+            return True
+    return False
 
 
 def _cell_problem(event: dict, labels: set[str] | frozenset[str]) -> str:

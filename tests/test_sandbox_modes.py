@@ -22,6 +22,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import textwrap
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -527,6 +528,30 @@ def grader_as(become: list[str], folder: Path, processes: int,
         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes)))
 
 
+def grade_class_as(become: list[str], folder: Path, uid: int, submitted: Path,
+                   *markers: str) -> tuple[subprocess.CompletedProcess, Path]:
+    """`grade-batch --jobs 2` of `submitted` run by the ordinary user `uid` without bubblewrap
+    (`grader_as`, the user's limit SPARE_PROCESSES above what it runs), and its output folder;
+    the files `markers` are removed afterwards (without bubblewrap, /dev/shm is the machine's)."""
+    out = folder / "out"
+    try:
+        done = grader_as(become, folder, tasks_of(uid) + SPARE_PROCESSES, "grade-batch",
+                         str(submitted), "--out", str(out), "--jobs", "2", "--sandbox", "auto")
+    finally:
+        for marker in markers:
+            Path(marker).unlink(missing_ok=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "bubblewrap (bwrap) is not available" in done.stderr
+    return done, out
+
+
+def notes_of(out: Path) -> dict[str, str]:
+    """The note column of grades.csv in `out`, by student, for 01."""
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        return {row["student"]: row["note"] for row in csv.DictReader(handle)
+                if row["notebook"] == PARSE.notebook}
+
+
 def test_a_notebook_graded_by_an_ordinary_user_leaves_the_user_half_of_the_processes(tmp_path):
     """Without bubblewrap, run by an ordinary user, a notebook runs as the user's uid, under the
     user's process limit (lowered here): it stops at half of what the user had left (at most
@@ -546,8 +571,9 @@ def test_a_notebook_graded_by_an_ordinary_user_leaves_the_user_half_of_the_proce
         assert graded["score"] == PARSE.max_score, graded["tests"][0]["output"]
 
 
-# The processes of the grader's other sandboxes (each started with --results-fd), as notebook
-# code without bubblewrap sees them in /proc.
+# The processes of the grader's other sandboxes (each started with --results-fd, as the user's
+# uid: those of other graders on the machine do not count), as notebook code without
+# bubblewrap sees them in /proc.
 OTHER_SANDBOXES = '''
 import os, threading, time
 
@@ -557,9 +583,12 @@ def _other_sandboxes(mine):
         if name.isdigit() and int(name) not in mine:
             try:
                 with open(f"/proc/{name}/cmdline", "rb") as listing:
-                    if b"--results-fd" in listing.read():
-                        found.add(int(name))
-            except OSError:
+                    started = b"--results-fd" in listing.read()
+                with open(f"/proc/{name}/status", "rb") as status:
+                    uid = next(line.split()[1] for line in status if line.startswith(b"Uid:"))
+                if started and int(uid) == os.getuid():
+                    found.add(int(name))
+            except (OSError, StopIteration, ValueError):
                 pass
     return found
 '''
@@ -628,23 +657,13 @@ def test_a_notebook_holding_every_process_costs_no_classmate_a_point_in_the_fall
         for number in (1, 2, 3):
             fixtures.place(submitted, f"honest_{number}", PARSE,
                            fixtures.honest_submission(PARSE))
-        out = folder / "out"
-        try:
-            done = grader_as(become, folder, tasks_of(uid) + SPARE_PROCESSES, "grade-batch",
-                             str(submitted), "--out", str(out), "--jobs", "2", "--sandbox",
-                             "auto")
-        finally:
-            Path(marked).unlink(missing_ok=True)  # without bubblewrap, /dev/shm is the machine's
-        assert done.returncode == 0, done.stderr[-3000:]
-        assert "bubblewrap (bwrap) is not available" in done.stderr
+        done, out = grade_class_as(become, folder, uid, submitted, marked)
         grades = Grades.read(out)
         for student in ("a_holds", "b_waits", "honest_1", "honest_2", "honest_3"):
             assert grades.score(student, PARSE.notebook) == PARSE.max_score, \
                 (student, done.stderr[-3000:])
         assert grades.score("c_claims", PARSE.notebook) == 0
-        with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
-            notes = {row["student"]: row["note"] for row in csv.DictReader(handle)
-                     if row["notebook"] == PARSE.notebook}
+        notes = notes_of(out)
         assert "graded again alone" in notes["b_waits"], notes
         assert "even when graded alone" in notes["c_claims"], notes
         with open(out / "not-graded.csv", newline="", encoding="utf-8") as handle:
@@ -653,6 +672,109 @@ def test_a_notebook_holding_every_process_costs_no_classmate_a_point_in_the_fall
         again = [line for line in done.stderr.splitlines() if line.startswith("[again")]
         assert sum("c_claims" in line for line in again) == 1, done.stderr[-3000:]
         assert any("b_waits" in line for line in again), done.stderr[-3000:]
+
+
+# Holds every process it can get, as HOLDS_EVERY_PROCESS, until the classmate below says (with
+# the file MARKED.tried) that it tried to start its threads, or every other sandbox that was
+# there has ended; then it ends them, and only then removes MARKED.
+HOLDS_UNTIL_TRIED = OTHER_SANDBOXES + fixtures.starts_processes(
+    SPARE_PROCESSES, SPARE_PROCESSES // 2, holding='''
+open("MARKED", "w").close()
+_mine = {os.getpid(), os.getppid(), *children}
+_there = _other_sandboxes(_mine)
+while not os.path.exists("MARKED.tried") and _there & _other_sandboxes(_mine):
+    time.sleep(0.05)
+for pid in children:
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+children.clear()
+os.unlink("MARKED")
+''')
+
+# Honest code that starts 8 threads (a notebook may start them in every sandbox mode) and waits
+# for them, as a student might to try a parser on several inputs at once.
+STARTS_THREADS = """\
+import threading
+_go, _threads = threading.Event(), []
+try:
+    for _ in range(8):
+        _thread = threading.Thread(target=_go.wait)
+        _thread.start()
+        _threads.append(_thread)
+finally:
+    _go.set()
+    for _thread in _threads:
+        _thread.join()
+"""
+
+# STARTS_THREADS at the top of an answer cell, graded beside others: it first waits until the
+# notebook above holds every process (the file MARKED), and when it has tried, says so
+# (MARKED.tried) and waits until that notebook has let them go. So its own threads cannot
+# start, and its hidden tests start once there are processes again, whatever the speed of
+# the machine. Graded alone, it waits for nothing, and its threads start.
+CROWDED_OUT = OTHER_SANDBOXES + """
+_mine = {os.getpid(), os.getppid()}
+while _other_sandboxes(_mine) and not os.path.exists("MARKED"):
+    time.sleep(0.01)
+try:
+""" + textwrap.indent(STARTS_THREADS, "    ") + """\
+finally:
+    if os.path.exists("MARKED"):
+        open("MARKED.tried", "w").close()
+        while os.path.exists("MARKED"):
+            time.sleep(0.01)
+"""
+
+
+def test_a_classmate_whose_own_threads_a_notebook_crowded_out_is_graded_again_alone():
+    """Without bubblewrap, run by an ordinary user, every notebook draws on one share of the
+    user's processes (the user's limit lowered here). While a notebook holds all it can get, a
+    classmate's own code cannot start the threads it would start anywhere else; the classmate
+    is graded again alone once the rest is done, earns every point, and the instructor is told
+    why. Notebooks that earned every point are not graded again."""
+    with folder_of_an_ordinary_user() as (folder, become, uid):
+        submitted = folder / "submitted"
+        marked = f"/dev/shm/autograder-test-{uuid.uuid4().hex}"
+        fixtures.place(submitted, "a_holds", PARSE, fixtures.build_submission(
+            PARSE, {"answer_parse_cron_field": ANSWER},
+            [("answer_parse_cron_field", HOLDS_UNTIL_TRIED.replace("MARKED", marked))]))
+        fixtures.place(submitted, "b_threads", PARSE, fixtures.build_submission(
+            PARSE, {"answer_parse_cron_field": CROWDED_OUT.replace("MARKED", marked)
+                    + ANSWER}))
+        for number in (1, 2):
+            fixtures.place(submitted, f"honest_{number}", PARSE,
+                           fixtures.honest_submission(PARSE))
+        done, out = grade_class_as(become, folder, uid, submitted, marked, f"{marked}.tried")
+        grades = Grades.read(out)
+        for student in ("a_holds", "b_threads", "honest_1", "honest_2"):
+            assert grades.score(student, PARSE.notebook) == PARSE.max_score, \
+                (student, done.stderr[-3000:])
+        notes = notes_of(out)
+        assert grading.CROWDED in notes["b_threads"] \
+            or grading.COULD_NOT_START in notes["b_threads"], notes
+        again = [line for line in done.stderr.splitlines() if line.startswith("[again")]
+        assert len(again) == 1 and "b_threads" in again[0], done.stderr[-3000:]
+        assert all("graded again" not in notes[student]
+                   for student in ("a_holds", "honest_1", "honest_2")), notes
+
+
+def test_a_notebook_with_a_bug_is_graded_once_where_no_process_was_short():
+    """Run by an ordinary user without bubblewrap, with the user's process limit lowered, a
+    notebook that loses points to its own bug beside classmates who hold only what honest work
+    needs (one of them 8 threads) is graded once: its score stands, with no note."""
+    with folder_of_an_ordinary_user() as (folder, become, uid):
+        submitted = folder / "submitted"
+        fixtures.place(submitted, "a_bug", PARSE, fixtures.submission_for(
+            PARSE, "wrong/01_parse_cron_field/duplicates_kept"))
+        fixtures.place(submitted, "b_threads", PARSE, fixtures.build_submission(
+            PARSE, {"answer_parse_cron_field": STARTS_THREADS + ANSWER}))
+        fixtures.place(submitted, "c_honest", PARSE, fixtures.honest_submission(PARSE))
+        done, out = grade_class_as(become, folder, uid, submitted)
+        assert 0 < Grades.read(out).score("a_bug", PARSE.notebook) < PARSE.max_score
+        notes = notes_of(out)
+        assert "graded again" not in notes["a_bug"], notes
+        assert not any(line.startswith("[again") for line in done.stderr.splitlines()), \
+            done.stderr[-3000:]
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root: run by an ordinary user without "
@@ -698,6 +820,46 @@ def test_a_notebook_whose_worker_the_grader_cannot_start_is_graded_again_alone(t
     assert result.problems == [grading.STILL_OUT_OF_PROCESSES]
     assert all(test.output == f"not graded: {grading.STILL_OUT_OF_PROCESSES}"
                for item in result.items for test in item.tests)
+
+
+@pytest.mark.parametrize("shared", [True, False], ids=["uid shared", "uid of its own"])
+def test_a_notebook_crowded_out_of_its_processes_is_graded_again_alone_once(tmp_path, monkeypatch,
+                                                                          shared):
+    """Where every sandbox's processes count against the grader's uid, a notebook that did not
+    earn every point while the grader saw another notebook fill their share (`crowded`) is
+    graded again alone once the rest is done, once only, and that result is kept, with the
+    reason; one that earned every point, whose uid is its own (root, bubblewrap) or that ran
+    beside no other (--jobs 1), is not."""
+    honest, wrong = tmp_path / "honest", tmp_path / "wrong"
+    for folder, made in ((honest, fixtures.honest_submission(PARSE)),
+                         (wrong, fixtures.submission_for(
+                             PARSE, "wrong/01_parse_cron_field/duplicates_kept"))):
+        folder.mkdir()
+        nbformat.write(made, folder / "01_parse_cron_field.ipynb")
+    real_run = runner.run
+    runs: list[str] = []
+
+    def crowded_every_time(job, *args, **kwargs):
+        run = real_run(job, *args, **kwargs)
+        runs.append("crowded")
+        run.crowded = True
+        return run
+
+    monkeypatch.setattr(runner, "run", crowded_every_time)
+    monkeypatch.setattr(isolation.Isolation, "shares_processes", property(lambda self: shared))
+    options = grading.Options(isolation=PLAIN, jobs=2)
+    [result] = grading.grade_notebooks([wrong / "01_parse_cron_field.ipynb"], options, 1)
+    assert 0 < result.score < PARSE.max_score  # its own bug, alone as beside others
+    assert len(runs) == (2 if shared else 1)
+    assert result.graded_again == (grading.CROWDED if shared else "")
+    assert not result.grade_alone and not result.grader_failed
+    runs.clear()
+    [result] = grading.grade_notebooks([honest / "01_parse_cron_field.ipynb"], options, 1)
+    assert result.score == PARSE.max_score and len(runs) == 1 and not result.graded_again
+    runs.clear()
+    [result] = grading.grade_notebooks([wrong / "01_parse_cron_field.ipynb"],
+                                       grading.Options(isolation=PLAIN), 1)
+    assert len(runs) == 1 and not result.graded_again  # --jobs 1: it ran beside no other
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root, to run the grader as a uid of its "

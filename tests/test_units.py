@@ -14,6 +14,7 @@ import re
 import resource
 import subprocess
 import sys
+import threading
 
 import pytest
 from factories import answer_cell, grade_cell, markdown_cell, notebook, student_cell
@@ -726,3 +727,69 @@ def test_the_uid_s_tasks_are_counted_with_their_threads_and_without_the_sandboxe
         assert differences[-1] == 4 + 1, differences
     finally:
         worker.communicate("")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs Linux's /proc")
+def test_a_sandbox_whose_share_another_fills_is_crowded_and_the_one_that_fills_it_is_not():
+    """Where every sandbox's processes count against the grader's uid, a look at the uid's
+    tasks that finds them (nearly) at a sandbox's limit marks that sandbox crowded out, unless
+    it holds more than its own process limit itself (it filled the share); far below the
+    limit, none is. The look also comes by itself while two sandboxes are watched."""
+    script = ("import sys, threading\n"
+              "for _ in range(int(sys.argv[1])): threading.Thread(target=sys.stdin.read, "
+              "daemon=True).start()\n"
+              "print('ready', flush=True); threading.Event().wait()\n")
+    holder, neighbour = (subprocess.Popen([sys.executable, "-c", script, str(threads)],
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          text=True) for threads in (70, 0))
+    try:
+        for started in (holder, neighbour):
+            assert started.stdout is not None and started.stdout.readline() == "ready\n"
+        # Far below or far above what the uid holds, whatever other tests start or end meanwhile.
+        for limit, crowded in ((10**9, False), (-(10**9), True)):
+            for started in (holder, neighbour):
+                processes.watch(started.pid, limit, 64)
+            processes.sample_share()
+            assert processes.unwatch(holder.pid) is False
+            assert processes.unwatch(neighbour.pid) is crowded
+        for started in (holder, neighbour):
+            processes.watch(started.pid, -(10**9), 64)
+        try:
+            for _ in range(600):  # the sampler's own look (this only stops a hang)
+                with processes._watched_lock:
+                    if processes._watched[neighbour.pid].crowded:
+                        break
+                threading.Event().wait(0.1)
+        finally:
+            assert processes.unwatch(holder.pid) is False
+            assert processes.unwatch(neighbour.pid) is True
+    finally:
+        for started in (holder, neighbour):
+            started.kill()
+            started.communicate()
+
+
+def test_a_thread_or_fork_that_could_not_start_is_told_from_the_notebook_s_results():
+    """What the grader reads as a sign that a thread or process could not be started: a cell or
+    a hidden test that raised RuntimeError("can't start new thread") or a fork's EAGAIN
+    (BlockingIOError), and nothing else (other errors, malformed events)."""
+    def raised(kind: str, mro: list, message: str) -> dict:
+        return {"raised": kind, "mro": mro, "message": message}
+
+    thread = raised("RuntimeError", ["RuntimeError", "Exception"], "can't start new thread")
+    fork = raised("BlockingIOError", ["BlockingIOError", "OSError"],
+                  "[Errno 11] Resource temporarily unavailable")
+    assert scoring.could_not_start([{"event": "cell", "label": "x", "error": thread}])
+    assert scoring.could_not_start([{"event": "case", "id": "c", "outcome": fork}])
+    assert not scoring.could_not_start([
+        {"event": "cell", "error": raised("RuntimeError", ["RuntimeError"], "other")},
+        {"event": "case", "outcome": raised("BlockingIOError", ["BlockingIOError"],
+                                            "[Errno 115] Operation now in progress")},
+        {"event": "case", "outcome": raised("ValueError", ["ValueError"],
+                                            "can't start new thread")},
+        {"event": "case", "outcome": {**thread, "more": 1}},
+        {"event": "case", "outcome": {"raised": 1, "mro": "RuntimeError",
+                                      "message": "can't start new thread"}},
+        {"event": "flag", "error": thread}, {"event": "forged", "outcome": fork},
+        {"event": "case", "outcome": {"value": 1}},
+        {"event": "done"}])
