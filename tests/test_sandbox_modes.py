@@ -103,6 +103,19 @@ USES_TZDATA = """\
 import tzdata
 """ + ANSWER
 
+# Forty threads at once, as a pool of workers might start: each reserves address space for its
+# stack and its own malloc arena (64 MiB each, by default), not memory it uses.
+STARTS_FORTY_THREADS = """\
+import threading
+_go = threading.Event()
+_threads = [threading.Thread(target=_go.wait) for _ in range(40)]
+for _thread in _threads:
+    _thread.start()
+_go.set()
+for _thread in _threads:
+    _thread.join()
+""" + ANSWER
+
 
 class MachineSockets:
     """A UDP socket on this machine's loopback and a unix socket bound in a folder every uid
@@ -185,6 +198,8 @@ def scores_by_mode(tmp_path_factory, machine_sockets) -> dict[str, Grades]:
         PARSE, {"answer_parse_cron_field": WRITES_TO_TMP}))
     fixtures.place(submitted, "uses_tzdata", PARSE, fixtures.build_submission(
         PARSE, {"answer_parse_cron_field": USES_TZDATA}))
+    fixtures.place(submitted, "forty_threads", PARSE, fixtures.build_submission(
+        PARSE, {"answer_parse_cron_field": STARTS_FORTY_THREADS}))
     found = {}
     modes = {"bubblewrap": (["--sandbox=required"], None),
              "fallback": (["--sandbox=auto"], environment_with(folder)),
@@ -239,6 +254,15 @@ def test_the_course_s_packages_import_alike_in_every_mode(scores_by_mode):
     assert set(scores_by_mode) >= {"fallback", "off"}
     for mode, grades in scores_by_mode.items():
         assert grades.score("uses_tzdata", PARSE.notebook) == PARSE.max_score, mode
+
+
+def test_a_notebook_starts_forty_threads_in_every_mode(scores_by_mode):
+    """A thread counts against the sandbox's 64 processes, not against its memory: glibc gives
+    each new thread a malloc arena of its own, 64 MiB of address space reserved, so under the
+    address-space limit the 17th to 20th thread could not start (RuntimeError) in every mode."""
+    assert set(scores_by_mode) >= {"fallback", "off"}
+    for mode, grades in scores_by_mode.items():
+        assert grades.score("forty_threads", PARSE.notebook) == PARSE.max_score, mode
 
 
 def test_a_notebook_that_writes_to_tmp_by_name_fails_alike_in_every_mode(scores_by_mode):
