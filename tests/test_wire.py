@@ -98,6 +98,23 @@ def test_a_sandbox_starts_without_the_heavy_modules():
     assert found == []
 
 
+def test_the_worker_finds_prctl_without_the_ctypes_package_and_forgets_ctypes():
+    """The worker's prctl works (PR_GET_DUMPABLE answers 1 in a plain process), the ctypes
+    package is never imported for it (only its C module, _ctypes), and _ctypes is out of
+    sys.modules again, so that notebook code's import of it meets the guard."""
+    found = subprocess.run(
+        [sys.executable, "-S", "-c",
+         "import sys; sys.path[0] = sys.argv[1]; import sandbox.worker as worker\n"
+         "imported = []\n"
+         "sys.addaudithook(lambda event, args: event == 'import' and imported.append(args[0]))\n"
+         "prctl = worker._libc_prctl()\n"
+         "print(prctl(3, 0, 0, 0, 0), sorted({name for name in imported if 'ctypes' in name}),\n"
+         "      sorted(name for name in sys.modules if 'ctypes' in name))",
+         str(PACKAGE)],
+        capture_output=True, text=True, check=True).stdout.split(maxsplit=1)
+    assert found == ["1", "['_ctypes'] []\n"]
+
+
 def test_loads_refuses_malformed_objects_where_json_is_not_imported():
     """In a sandbox, json (and its decoder, through which the C scanner reports a malformed
     object or array) is never imported: a malformed record is still a ValueError, never the

@@ -110,10 +110,10 @@ CPU_GRACE = 2.5
 FORK_ERRORS = {errno.EAGAIN: "EAGAIN", errno.ENOMEM: "ENOMEM"}
 
 
-def drop_privileges(uid: int, prctl: Callable) -> None:
-    """Never run student code as root, even inside the sandbox. `prctl`, from _libc_prctl."""
+def drop_privileges(uid: int, prctl: Callable, reachable: bool) -> None:
+    """Never run student code as root, even inside the sandbox. `prctl`, from _libc_prctl;
+    `reachable`, what keep_imports_reachable said before the fork."""
     if os.geteuid() == 0:
-        reachable = keep_imports_reachable(uid)
         os.setgroups([])
         os.setgid(uid)
         os.setuid(uid)
@@ -121,14 +121,14 @@ def drop_privileges(uid: int, prctl: Callable) -> None:
             _allow_own_fd_links(prctl)
 
 
-def _reachable(path: str, uid: int) -> bool:
-    """Whether `uid`, with no groups, can list `path` and every folder above it."""
+def _reachable(path: str, uids: tuple[int, ...]) -> bool:
+    """Whether each of `uids`, with no groups, can list `path` and every folder above it."""
     try:
         parts = os.path.realpath(path).split("/")
         for depth in range(1, len(parts) + 1):
             folder = "/".join(parts[:depth]) or "/"
             status = os.stat(folder)
-            if status.st_uid == uid:
+            if all(status.st_uid == uid for uid in uids):
                 continue
             needed = stat.S_IXOTH | (stat.S_IROTH if depth == len(parts) else 0)
             if status.st_mode & needed != needed:
@@ -138,9 +138,10 @@ def _reachable(path: str, uid: int) -> bool:
     return True
 
 
-def keep_imports_reachable(uid: int) -> bool:
-    """Before switching to `uid`: make every import folder usable by it; True when nothing
-    needed changing.
+def keep_imports_reachable(uids: tuple[int, ...]) -> bool:
+    """Before switching to one of `uids` (the notebook's and the relay's, once, before the fork
+    that makes their two processes): make every import folder usable by each; True when
+    nothing needed changing.
 
     Without bubblewrap the interpreter may live where an unprivileged uid cannot look (Python
     installed under /root, for example), and notebook code would then fail to import `heapq`
@@ -158,7 +159,7 @@ def keep_imports_reachable(uid: int) -> bool:
         real = os.path.realpath(entry)
         if real in opened:
             return opened[real]
-        if _reachable(real, uid):
+        if _reachable(real, uids):
             return entry
         try:
             fd = os.open(real, os.O_RDONLY | os.O_DIRECTORY)
@@ -240,24 +241,37 @@ def _orphan_adopter(prctl: Callable) -> Callable[[], None]:
 
 
 def _libc_prctl() -> Callable:
-    """libc's prctl, through ctypes, which is forgotten again (_forget_ctypes). The worker looks
-    it up once, before it forks, for the relay and the notebook's process both."""
-    import ctypes
+    """libc's prctl, as `ctypes.CDLL(None, use_errno=True).prctl` finds it, made from _ctypes
+    (ctypes' C module) alone: importing the ctypes package, and collecting it again, cost
+    every sandbox about 2 ms of CPU. _ctypes is forgotten again (_forget_ctypes). The worker
+    looks prctl up once, before it forks, for the relay and the notebook's process both."""
+    import _ctypes
 
-    call = ctypes.CDLL(None, use_errno=True).prctl
-    del ctypes
+    class CInt(_ctypes._SimpleCData):  # ctypes.c_int, the result
+        _type_ = "i"
+
+    class Function(_ctypes.CFuncPtr):  # what CDLL makes for a function of libc
+        _flags_ = _ctypes.FUNCFLAG_CDECL | _ctypes.FUNCFLAG_USE_ERRNO
+        _restype_ = CInt
+
+    class Program:  # the program's own symbols, libc's among them: CDLL(None)
+        _handle = _ctypes.dlopen(None, _ctypes.RTLD_LOCAL)  # type: ignore[arg-type]
+
+    call = Function(("prctl", Program()))  # type: ignore[arg-type]  # a CDLL for its _handle
+    del _ctypes
     _forget_ctypes()
     return call
 
 
 def _forget_ctypes() -> None:
     """Notebook code must meet the guard's refusal when it imports ctypes, not a module already
-    loaded (an import of a loaded module raises no audit event)."""
+    loaded (an import of a loaded module raises no audit event). Where the ctypes package was
+    loaded (the fallback's confinement uses it), what is left of it is collected too."""
     names = [name for name in sys.modules
              if name in ("ctypes", "_ctypes") or name.startswith("ctypes.")]
-    if names:
-        for name in names:
-            del sys.modules[name]
+    for name in names:
+        del sys.modules[name]
+    if "ctypes" in names:
         gc.collect()
 
 
@@ -306,6 +320,8 @@ def main(argv: list[str]) -> int:
     # its own), and where the relay is the first process of a process namespace of the
     # sandbox's own (bubblewrap), which then takes no signal from the notebook's processes.
     uid_is_its_own = own_uid or os.getpid() == 1
+    relay_uid = uid + RELAY_UIDS if uid != UNPRIVILEGED else uid
+    reachable = keep_imports_reachable((uid, relay_uid)) if own_uid else True
     reader, writer = os.pipe()
     _freeze()
     try:
@@ -329,7 +345,7 @@ def main(argv: list[str]) -> int:
             if program:  # no bubblewrap: the grader's network filter, for this process and all
                 _load_filter(program)  # it starts
             _forget_ctypes()  # which _confine and _load_filter import
-            drop_privileges(uid, prctl)
+            drop_privileges(uid, prctl, reachable)
             adopt = _orphan_adopter(prctl)
             del prctl  # held only by `adopt` from here on
             if not uid_is_its_own:  # the relay reaps none of the cells' orphans
@@ -343,7 +359,7 @@ def main(argv: list[str]) -> int:
     # no handler for; Python has one for SIGINT, by which notebook code could still end it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # A uid of the relay's own, so that no notebook code can stop, kill or look into it.
-    drop_privileges(uid + RELAY_UIDS if uid != UNPRIVILEGED else uid, prctl)
+    drop_privileges(relay_uid, prctl, reachable)
     del prctl
     _relay(job, reader, child, emit, deliver, not uid_is_its_own)
     emit({"event": "done"})
