@@ -163,14 +163,16 @@ MAX_LISTED = 20
 NOT_GRADED = "not-graded.csv"
 
 
-def discover(submitted: Path, assignment: str | None = None) -> discovery.Discovery:
+def discover(submitted: Path, assignment: str | None = None,
+             walked: Callable[[list[tuple[str, Path]]], object] | None = None
+             ) -> discovery.Discovery:
     submitted = Path(submitted)
     if not submitted.exists():
         raise BatchError(f"{submitted} does not exist")
     if not submitted.is_dir():
         raise BatchError(f"{submitted} is not a folder (expected {discovery.LAYOUT})")
     try:
-        return discovery.discover(submitted, assignment)
+        return discovery.discover(submitted, assignment, walked)
     except discovery.LayoutError as error:
         raise BatchError(str(error)) from None
 
@@ -394,19 +396,30 @@ def grade_batch(submitted: Path, out: Path, options: grading.Options, jobs: int 
     # there may be a student's who has not submitted yet: it is refused, however it looks.
     if shard_module.holding_class(out, [shard_module.class_folder(submitted)]):
         raise BatchError(shard_module.inside_class("--out", out, submitted))
-    whole = discover(submitted, assignment)
-    overrides = match_overrides(whole, overrides or {}, progress)
-    policy = match_extensions(whole, policy, progress) if policy is not None else None
-    found = in_shard(whole, shard)
-    submissions = found.submissions
     out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise BatchError(f"{out} exists and is not a folder")
-    # Notebooks graded for the first time (or all, with force): their first workers start now,
-    # while this process works out fingerprints and reads expected values.
-    with grading.start_ahead((s.path for s in submissions if s.exercise is not None
-                              and (force or not s.saved_result(out).exists())),
-                             options, jobs) as ahead:
+    # Notebooks graded for the first time (or all, with force): their first workers start as
+    # soon as they are known, while this process compares the students' names, works out
+    # fingerprints and reads expected values. With no saved result in `out` at all, that is
+    # every notebook, known once the class's folders are walked; otherwise those whose saved
+    # result is missing, known once the output folders are named.
+    every = force or not (out / "students").exists()
+    with grading.Ahead() as ahead:
+        def walked(notebooks: list[tuple[str, Path]]) -> None:
+            if every:
+                ahead.update(grading.start_ahead(
+                    (path for student, path in notebooks if shard.holds(student)), options, jobs))
+
+        whole = discover(submitted, assignment, walked)
+        overrides = match_overrides(whole, overrides or {}, progress)
+        policy = match_extensions(whole, policy, progress) if policy is not None else None
+        found = in_shard(whole, shard)
+        if out.exists() and not out.is_dir():
+            raise BatchError(f"{out} exists and is not a folder")
+        if not every:
+            ahead.update(grading.start_ahead((s.path for s in found.submissions
+                                              if s.exercise is not None
+                                              and not s.saved_result(out).exists()),
+                                             options, jobs))
         return _grade_batch(out, options, jobs, force, progress, prepare, found, shard, policy,
                             overrides, started, ahead, shard_module.class_digest(whole.students),
                             shard_module.class_folder(submitted))

@@ -26,7 +26,7 @@ import os
 import re
 import stat
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -651,11 +651,14 @@ def _walk(folder: Path, depth: int = 0, budget: list[int] | None = None):
             yield Path(entry.path), "file", link
 
 
-def discover(submitted: Path, assignment: str | None = None) -> Discovery:
+def discover(submitted: Path, assignment: str | None = None,
+             walked: Callable[[list[tuple[str, Path]]], object] | None = None) -> Discovery:
     """The class in `submitted`: what to grade, and everything else with a reason.
 
     `assignment` grades only that assignment; by default every assignment that at least one
-    student submitted a notebook for is graded."""
+    student submitted a notebook for is graded. `walked` is called with each notebook to grade
+    (student, file), in the order of the submissions, as soon as the folders are walked: before
+    the students' names are compared, which loads Unicode's confusables table."""
     submitted = Path(submitted)
     if assignment is not None and match_assignment(assignment) is None:
         raise LayoutError(f"--assignment {assignment} is not an assignment of the course "
@@ -770,16 +773,17 @@ def discover(submitted: Path, assignment: str | None = None) -> Discovery:
             skipped.append(Skipped(student, "", "", "", f"the folder {student}/ is empty: "
                                    "nothing was submitted"))
 
-    folders = output_folders(students)
     graded = (only,) if only else tuple(a for a in ASSIGNMENTS if any(
         exercise.assignment == a for _, exercise in candidates))
+    picked = [(student, exercise, found, *choose(found)) for (student, exercise), found in
+              sorted(candidates.items(), key=lambda kv: (kv[0][0], kv[0][1].notebook))
+              if exercise.assignment in graded]
+    if walked is not None:
+        walked([(student, best.path) for student, _, _, best, _ in picked])
+    folders = output_folders(students)
     submissions: list[Submission] = []
     chosen: dict[Submission, str] = {}
-    for (student, exercise), found in sorted(candidates.items(),
-                                             key=lambda kv: (kv[0][0], kv[0][1].notebook)):
-        if exercise.assignment not in graded:
-            continue
-        best, why = choose(found)
+    for student, exercise, found, best, why in picked:
         submission = Submission(student, exercise.assignment, best.path, best.shown, exercise,
                                 students[student], folders[student])
         submissions.append(submission)

@@ -27,7 +27,17 @@ import fixtures
 import nbformat
 import pytest
 
-from autograder import batch, cgroups, grading, isolation, processes, runner, scoring, seccomp
+from autograder import (
+    batch,
+    cgroups,
+    discovery,
+    grading,
+    isolation,
+    processes,
+    runner,
+    scoring,
+    seccomp,
+)
 from autograder.results import NotebookResult
 from autograder.sandbox import backstop, landlock
 
@@ -1268,6 +1278,45 @@ def test_a_batch_grades_the_same_with_and_without_workers_started_ahead(tmp_path
     grades = [(tmp_path / out / "grades.csv").read_text() for out in ("ahead", "plain")]
     assert grades[0] == grades[1]
     assert grades[0].count("is not a notebook") == 2 and grades[0].count(",\"25\",\"25\",") == 2
+
+
+def test_a_batch_starts_its_first_workers_before_it_compares_the_students_names(
+        tmp_path, monkeypatch):
+    """With nothing saved in the output folder (or with --force), grade-batch starts its first
+    workers once the class's folders are walked, before the names are compared (which loads
+    Unicode's confusables table); with results saved there, only for the notebooks that have
+    none, as before."""
+    submitted = tmp_path / "submitted"
+    for student in ("ann", "bob", "cid"):
+        fixtures.place(submitted, student, PARSE, fixtures.honest_submission(PARSE))
+    options = grading.Options(isolation=isolation.Isolation.choose("auto"))
+    started: list[Path] = []
+    when_compared: list[int] = []
+    start_ahead, output_folders = grading.start_ahead, discovery.output_folders
+
+    def counted(paths, *args):
+        workers = start_ahead(list(paths), *args)
+        started.extend(workers)
+        return workers
+
+    def compared(students):
+        when_compared.append(len(started))
+        return output_folders(students)
+
+    monkeypatch.setattr(grading, "start_ahead", counted)
+    monkeypatch.setattr(discovery, "output_folders", compared)
+    out = tmp_path / "out"
+    for force in (False, True):
+        batch.grade_batch(submitted, out, options, jobs=1, force=force, progress=io.StringIO())
+    assert when_compared == [2, 4]  # twice --jobs, already running each time
+    assert [path.parent.parent.name for path in started] == ["ann", "bob"] * 2
+    for saved in (out / "students" / "bob").glob(".results/*/*.json"):
+        saved.unlink()
+    summary = batch.grade_batch(submitted, out, options, jobs=1, progress=io.StringIO())
+    assert summary.unchanged == 2 and summary.graded == 1
+    assert [path.parent.parent.name for path in started[4:]] == ["bob"]
+    assert when_compared == [2, 4, 4]  # saved results: started once the folders are named
+    assert not processes.live
 
 
 def _when_a_sandbox_finished(monkeypatch) -> threading.Event:
