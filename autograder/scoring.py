@@ -9,6 +9,7 @@ verdicts into points, with the rejection gate. The cases and their expected outc
 from __future__ import annotations
 
 import errno
+import marshal
 from dataclasses import dataclass
 
 from . import escape, runner, suite
@@ -394,13 +395,14 @@ def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
         stdout=run.stdout, stderr=run.stderr, flags=flags, timed_out=timed_out)
 
 
-# The reference's values of an exercise's cases with their JSON text, by case id: worked out
-# once per set of expected outcomes (kept here with them, so an id is never another's).
-_REFERENCE: dict[str, tuple[tuple, dict[str, tuple[object, str]]]] = {}
+# The reference's values of an exercise's cases with their exact bytes (`_exact`), by case id:
+# worked out once per set of expected outcomes (kept here with them, so an id is never
+# another's).
+_REFERENCE: dict[str, tuple[tuple, dict[str, tuple[object, bytes]]]] = {}
 
 
-def _reference_values(exercise: Exercise) -> dict[str, tuple[object, str]]:
-    """(value, its JSON text) of every case of `exercise` whose reference outcome is a value
+def _reference_values(exercise: Exercise) -> dict[str, tuple[object, bytes]]:
+    """(value, its exact bytes) of every case of `exercise` whose reference outcome is a value
     that has a JSON text, by case id."""
     lists = tuple(suite.expected_outcomes(item.grade_id) for item in exercise.items)
     known = _REFERENCE.get(exercise.notebook)
@@ -409,9 +411,10 @@ def _reference_values(exercise: Exercise) -> dict[str, tuple[object, str]]:
         table = {}
         for item, outcomes in zip(exercise.items, lists, strict=True):
             for index, outcome in enumerate(outcomes):
-                text = _text(outcome["value"]) if "value" in outcome else None
-                if text is not None:
-                    table[suite.case_id(item, index)] = (outcome["value"], text)
+                exact = _exact(outcome["value"]) if "value" in outcome \
+                    and _text(outcome["value"]) is not None else None
+                if exact is not None:
+                    table[suite.case_id(item, index)] = (outcome["value"], exact)
         known = _REFERENCE[exercise.notebook] = (lists, table)
     return known[1]
 
@@ -425,16 +428,32 @@ def _text(value: object) -> str | None:
         return None
 
 
-def _is_reference_value(reference: tuple[object, str] | None, outcome: object) -> bool:
+def _exact(value: object) -> bytes | None:
+    """Bytes that tell apart what JSON's text tells apart among equal plain values: marshal's
+    format 2, which writes each int, float (its 8 bytes: -0.0 is not 0.0), bool, str, list and
+    dict by its type and in its order, with no references between objects (format 3 would
+    write a string met twice as a reference, as it happens to be shared). Several times faster
+    than writing the JSON text. None for anything else (marshal refuses what JSON lacks)."""
+    try:
+        return marshal.dumps(value, 2)  # type: ignore[arg-type]  # it refuses the rest
+    except (RecursionError, TypeError, ValueError):
+        return None
+
+
+def _is_reference_value(reference: tuple[object, bytes] | None, outcome: object) -> bool:
     """Whether an outcome from the sandbox is exactly {"value": the reference's value}, with
-    the same JSON text (so 1.0 is not 1, nor true 1): `plain.identical`. Never raises."""
+    the same JSON text (so 1.0 is not 1, nor true 1), as `plain.identical` says: equal, with
+    the same exact bytes (`_exact`; the outcome was read from JSON, so it holds JSON's types
+    only, and the reference's value has a JSON text). Never raises."""
     if reference is None or type(outcome) is not dict or len(outcome) != 1 \
             or "value" not in outcome:
         return False
     try:
-        return plain.identical(reference[0], outcome["value"], reference[1])
+        if not reference[0] == outcome["value"]:
+            return False
     except (RecursionError, TypeError, ValueError):
         return False
+    return _exact(outcome["value"]) == reference[1]
 
 
 def plain_text(text: str, limit: int) -> str:

@@ -146,6 +146,44 @@ def test_is_plain_decides_as_a_call_for_every_item_would(data, levels, kind):
         assert plain.is_plain(value) == _is_plain_one_call_per_item(value)
 
 
+def _variants(value: object):
+    """Values equal to `value` whose JSON text may differ: each int, float or bool swapped for
+    an equal one of another type, -0.0 for 0.0, and dicts with their keys in reverse order."""
+    if type(value) is bool:
+        yield int(value)
+    elif type(value) is int and abs(value) < 2**53:
+        yield float(value)
+        if value in (0, 1):
+            yield bool(value)
+    elif type(value) is float:
+        yield -value if value == 0 else value
+        if value.is_integer():
+            yield int(value)
+    elif type(value) is list:
+        for index, item in enumerate(value):
+            for other in _variants(item):
+                yield [*value[:index], other, *value[index + 1:]]
+    elif type(value) is dict:
+        yield dict(reversed(value.items()))
+        for key, item in value.items():
+            for other in _variants(item):
+                yield {**value, key: other}
+
+
+@settings(max_examples=500, deadline=None)
+@given(JSON_LIKE)
+def test_an_outcome_is_the_reference_s_value_exactly_when_its_json_text_is(reference):
+    """The scorer's quick check (equal, with the same exact bytes) says what `plain.identical`
+    says of a value read from JSON against the reference's value: so 1.0 is not 1, nor true
+    1, nor -0.0 0.0, nor a dict in another order the same."""
+    has_text = scoring._text(reference) is not None  # no infinity: no entry in the table
+    known = (reference, scoring._exact(reference)) if has_text else None
+    for text in {json.dumps(reference), *map(json.dumps, _variants(reference))}:
+        outcome = json.loads(text)
+        assert scoring._is_reference_value(known, {"value": outcome}) == \
+            (has_text and plain.identical(reference, outcome)), (reference, text)
+
+
 def test_show_shortens_long_values():
     assert len(plain.show(list(range(10_000)), 50)) <= 50
 
