@@ -457,6 +457,14 @@ class ReadBudget:
         return True
 
 
+def not_read(whose: str) -> str:
+    """Why a notebook past the read budget of `whose` notebooks ("your", "this student's") was
+    not graded, and what to do."""
+    return (f"not read: its name matches no exercise, and recognising it by its graded cells "
+            f"would read more than {MAX_READ_BYTES // 2**20} MiB of {whose} notebooks; name it "
+            "like its exercise (01_parse_cron_field.ipynb) to grade it")
+
+
 def _answer_name(path: Path) -> str:
     """The name to recognise an exercise by: a notebook's own name, or the name of the notebook
     an export was made from (`01_parse_cron_field.py`, `.html`, `.pdf`); "" for anything else."""
@@ -753,11 +761,7 @@ def discover(submitted: Path, assignment: str | None = None,
                 continue
             exercise, document = recognise(path, budget)
             if exercise is None and path in budget.unread:
-                skipped.append(Skipped(student, folder, "", shown, "not read: its name matches "
-                                       "no exercise, and recognising it by its graded cells "
-                                       f"would read more than {MAX_READ_BYTES // 2**20} MiB of "
-                                       "this student's notebooks; name it like its exercise "
-                                       "(01_parse_cron_field.ipynb) to grade it"))
+                skipped.append(Skipped(student, folder, "", shown, not_read("this student's")))
                 continue
             if exercise is None:
                 skipped.append(Skipped(student, folder, "", shown, "not one of the course's "
@@ -816,6 +820,7 @@ def discover_upload(folder: Path, assignment: str, student: str = "submission") 
     skipped: list[Skipped] = []
     flagged: list[Skipped] = []
     candidates: dict[Exercise, list[_Candidate]] = {}
+    budget = ReadBudget()
     for path, kind, link in _walk(folder):
         shown = "/".join(map(readable_name, path.relative_to(folder).parts))
         if kind != "file":
@@ -830,13 +835,16 @@ def discover_upload(folder: Path, assignment: str, student: str = "submission") 
             skipped.append(Skipped(student, assignment, named.notebook if named else "", shown,
                                    f"{what}, not a notebook; submit the .ipynb file"))
         else:
-            exercise, document = recognise(path)
+            exercise, document = recognise(path, budget)
+            if exercise is None and path in budget.unread:
+                skipped.append(Skipped(student, assignment, "", shown, not_read("your")))
+                continue
             if exercise is None or exercise.assignment != assignment:
                 skipped.append(Skipped(student, assignment, "", shown, "not one of the notebooks "
                                        f"of {assignment}"))
                 continue
             candidates.setdefault(exercise, []).append(_Candidate.of(
-                path, shown, assignment, exercise, document, os.lstat(path).st_nlink))
+                path, shown, assignment, exercise, document, os.lstat(path).st_nlink, budget))
     submissions, chosen = [], {}
     for exercise, found in sorted(candidates.items(), key=lambda kv: kv[0].notebook):
         best, why = choose(found)

@@ -348,6 +348,28 @@ def test_discovery_reads_at_most_its_budget_of_each_student_s_notebooks(tmp_path
 
 
 @pytest.mark.fast
+def test_a_gradescope_upload_is_read_at_most_to_the_same_budget(tmp_path, monkeypatch):
+    """Gradescope's upload path read every notebook not named like its exercise: 2,000 of 20
+    MiB (tiny as a zip) would cost its container about an hour of CPU before grading began.
+    It reads at most MAX_READ_BYTES of the upload, as grade-batch does of a student's folder."""
+    from autograder import discovery
+
+    copy = fixtures.honest_submission(PARSE)
+    for number in range(5):
+        write(tmp_path, f"deep/mine {number}.ipynb", copy)
+    size = (tmp_path / "deep/mine 0.ipynb").stat().st_size
+    monkeypatch.setattr(discovery, "MAX_READ_BYTES", 2 * size + size // 2)
+    real, read = discovery._read, []
+    monkeypatch.setattr(discovery, "_read", lambda path: read.append(path) or real(path))
+    found = discovery.discover_upload(tmp_path, "schedules")
+    assert sorted(path.name for path in read) == ["mine 0.ipynb", "mine 1.ipynb"]
+    assert [s.path.name for s in found.submissions] == ["mine 0.ipynb"]
+    unread = [s for s in found.skipped if s.reason.startswith("not read:")]
+    assert sorted(s.file for s in unread) == [f"deep/mine {n}.ipynb" for n in (2, 3, 4)]
+    assert "of your notebooks; name it like its exercise" in unread[0].reason
+
+
+@pytest.mark.fast
 def test_a_file_too_large_to_be_a_notebook_takes_nothing_from_the_read_budget(tmp_path,
                                                                               monkeypatch):
     """Such a file is refused before a byte of it is read (`lstat`), so the notebooks beside it
