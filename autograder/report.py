@@ -60,7 +60,9 @@ def _lines(value: object) -> str:
 
 def results_json(results: list[NotebookResult]) -> dict:
     """Gradescope's results.json for one student's notebooks. Every text is plain text in which
-    each problem, name and file name is one line of its own (`escape.terminal`)."""
+    each problem, name and file name is one line of its own (`escape.terminal`), a problem
+    at most 2,000 characters (`escape.one_line`: its notes name up to ten of the upload's
+    files, each as deep in folders as discovery looks)."""
     score, max_score = total(results)
     tests = []
     lines = []
@@ -69,7 +71,7 @@ def results_json(results: list[NotebookResult]) -> dict:
         if len(result.items) > 1:
             lines += [f"  {item.title}: {points(item.score)} / {points(item.max_score)}"
                       for item in result.items]
-        lines += [f"  problem: {escape.terminal(problem)}" for problem in result.problems]
+        lines += [f"  problem: {escape.one_line(problem)}" for problem in result.problems]
         for item in result.items:
             tests += [{"name": escape.terminal(test.name), "score": test.score,
                        "max_score": test.max_score, "output": _lines(test.output),
@@ -77,7 +79,7 @@ def results_json(results: list[NotebookResult]) -> dict:
                       for test in item.tests]
         if not result.items:
             tests.append({"name": escape.terminal(result.path), "score": 0.0, "max_score": 0.0,
-                          "output": escape.terminal("; ".join(result.problems)),
+                          "output": escape.one_line("; ".join(result.problems)),
                           "visibility": "visible"})
     return escape.plain_json({
         "score": score,

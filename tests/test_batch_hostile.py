@@ -659,6 +659,28 @@ def test_an_upload_of_thousands_of_stray_files_is_summed_up_on_each_row(tmp_path
         assert re.search(r"and [\d,]+ more files or folders that were not graded\)$", line), line
 
 
+def test_an_upload_s_deep_file_names_give_problem_lines_of_at_most_2000_characters(tmp_path):
+    """A Gradescope upload's stray files, five folders deep, each name 255 control characters
+    (1,530 characters each as escapes): a row's note names ten of them, and each `problem:`
+    line of results.json held all of it (about 70,000 characters, on every notebook's line).
+    Each is now one line of at most 2,000 characters, as in report.md."""
+    from autograder import gradescope
+
+    upload = tmp_path / "upload"
+    deep = upload.joinpath(*["\x01" * 255] * 4)
+    deep.mkdir(parents=True)
+    for number in range(12):
+        (deep / (f"{number:02}" + "\x01" * 253)).write_text("x")
+    results = tmp_path / "results.json"
+    assert gradescope.run("schedules", upload, results) == 0
+    shown = json.loads(results.read_text(encoding="utf-8"))
+    problems = [line for line in shown["output"].splitlines() if "problem:" in line]
+    assert len(problems) == len(exercises_of("schedules")), shown["output"][:2000]
+    for line in problems:
+        assert "\\u0001" in line and not CONTROL.search(line), line[:200]
+        assert len(line) <= len("  problem: ") + 2000, len(line)
+
+
 def exported_scores(out: Path) -> dict[str, str]:
     """Each student's first assignment in `python -m autograder export`, once
     `python -m autograder.gradebook` has read the same grades.csv."""
