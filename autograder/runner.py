@@ -28,7 +28,7 @@ from . import processes
 from .cgroups import Cgroup
 from .isolation import DATA, INTERPRETER_MB, Isolation, compiled_package, environment, seccomp_pipe
 from .sandbox import protocol
-from .sandbox.backstop import Backstop
+from .sandbox.backstop import Backstop, tree_queued
 
 # Each sandbox runs as a uid of its own from this range (no account needs to exist for it), so
 # a per-user limit such as RLIMIT_NPROC that one submission exhausts never touches another. Its
@@ -376,7 +376,8 @@ def run(job: protocol.Job, limits: Limits, isolation: Isolation,
                                  {pipes[1].fileno(): stdout, pipes[2].fileno(): stderr,
                                   read_end: events},
                                  Backstop(limits.backstop + START_GRACE,
-                                          lambda: processes.tree_cpu(pid), fresh=True))
+                                          lambda: processes.tree_cpu(pid), fresh=True,
+                                          queued=lambda: tree_queued(pid)))
     finally:
         result.crowded = processes.unwatch(pid)
         started.close()

@@ -7,6 +7,13 @@ wall-clock backstop has passed, the step is asked how much CPU it used since the
 step that used at least COMPUTING_SHARE of one core is computing, only slowly because other
 processes want the CPU too; it gets another half backstop, and so on, up to CEILING times the
 backstop. Its CPU limit ends it in any case. A step that used less is waiting, and is stopped.
+Time a step's threads spent ready to run, waiting for a core that other processes held (their
+run-queue delay, /proc/PID/task/TID/schedstat), counts as computing too: on a machine where
+more than twenty processes want each core (a classmate's sandbox that starts its 64 processes,
+each in a session and so a scheduling group of its own, where no control group caps it), a
+step gets less than COMPUTING_SHARE of a core however hard it computes, and spends the rest
+of its time there. A step that sleeps, blocks on a lock or reads a silent pipe is not ready to
+run, so it gains nothing from this.
 
 Used on three levels, each with the same rule: a step of notebook code inside its process
 (harness.time_limit), a process of hidden tests watched by the notebook's process
@@ -17,6 +24,10 @@ from __future__ import annotations
 
 import os
 import time
+
+# Bound before any notebook code runs: a cell's own backstop reads its run-queue delay in the
+# process that runs the cell, where code could replace os.listdir or open.
+_listdir, _open = os.listdir, open
 
 TYPE_CHECKING = False  # no import of typing in the sandbox at run time
 
@@ -32,17 +43,20 @@ class Backstop:
     """The wall-clock deadline of one step, moved on while the step keeps computing.
 
     `cpu` returns the CPU seconds the step has used so far (any origin), or None when that
-    cannot be known; then the first deadline is final. With `fresh`, the step has only just
-    started and `cpu` counts from its start, so its first look is 0 and not taken (for a
-    process tree, a look reads all of /proc)."""
+    cannot be known; then the first deadline is final. `queued` returns the seconds the step's
+    threads have spent ready to run, waiting for a core (any origin; 0.0 where that cannot be
+    known). With `fresh`, the step has only just started and both count from its start, so its
+    first look is 0 and not taken (for a process tree, a look reads all of /proc)."""
 
     def __init__(self, seconds: float, cpu: Callable[[], float | None],
-                 clock: Callable[[], float] = time.monotonic, fresh: bool = False) -> None:
+                 clock: Callable[[], float] = time.monotonic, fresh: bool = False,
+                 queued: Callable[[], float] | None = None) -> None:
         self.seconds, self._cpu, self._clock = seconds, cpu, clock
+        self._queued = queued or (lambda: 0.0)
         started = clock()
         self.deadline = started + seconds
         self._ceiling = started + seconds * CEILING
-        self._look = (started, 0.0 if fresh else cpu())
+        self._look = (started, 0.0 if fresh else cpu(), 0.0 if fresh else self._queued())
 
     def left(self) -> float:
         """Seconds until the deadline (negative once it has passed)."""
@@ -50,16 +64,17 @@ class Backstop:
 
     def passed(self) -> bool:
         """True when the step must be stopped now. At or after the deadline, a step that used at
-        least COMPUTING_SHARE of a core since the last look gets a later deadline instead."""
+        least COMPUTING_SHARE of a core since the last look, or waited for one as long, gets a
+        later deadline instead."""
         now = self._clock()
         if now < self.deadline:
             return False
-        used = self._cpu()
-        since, before = self._look
+        used, queued = self._cpu(), self._queued()
+        since, before, queued_before = self._look
         if used is None or before is None or now >= self._ceiling \
-                or used - before < COMPUTING_SHARE * (now - since):
+                or used - before + queued - queued_before < COMPUTING_SHARE * (now - since):
             return True
-        self._look = (now, used)
+        self._look = (now, used, queued)
         self.deadline = min(now + max(self.seconds / 2, 1.0), self._ceiling)
         return False
 
@@ -154,6 +169,30 @@ def cpu_seconds(fields: list[bytes], children: bool = False) -> float:
     """User and system CPU seconds of all the process's threads in `stat_fields`, with those of
     the children it has waited for when `children`."""
     return sum(int(value) for value in fields[11:15 if children else 13]) / _TICK
+
+
+def queued_seconds(pid: int | str) -> float:
+    """Seconds the threads of process `pid` have spent ready to run, waiting for a core (the
+    second field of each thread's /proc/PID/task/TID/schedstat, in nanoseconds, which also
+    holds the time a control group's CPU quota kept it off); 0.0 for what cannot be read (no
+    /proc, a kernel without schedstat, a process that is gone)."""
+    total = 0
+    try:
+        threads = _listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0.0
+    for thread in threads:
+        try:
+            with _open(f"/proc/{pid}/task/{thread}/schedstat", "rb") as schedstat:
+                total += int(schedstat.read().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / 1e9
+
+
+def tree_queued(pid: int) -> float:
+    """`queued_seconds` of process `pid` and of every process under it."""
+    return sum(queued_seconds(current) for current in tree(pid))
 
 
 def process_cpu(pid: int) -> float | None:

@@ -12,7 +12,7 @@ except ImportError:  # pragma: no cover (CPython always has _signal)
     import signal  # type: ignore[no-redef]
 from time import process_time  # bound before notebook code can replace time.process_time
 
-from .backstop import Backstop
+from .backstop import Backstop, queued_seconds
 from .probes import MissingFunction, describe_error, run_probe
 
 TYPE_CHECKING = False  # no import of typing in the sandbox at run time
@@ -61,7 +61,8 @@ class time_limit:
         signal.setitimer(signal.ITIMER_REAL, max(self.backstop.left(), 0.01))
 
     def __enter__(self) -> time_limit:
-        self.backstop = Backstop(wall_backstop(self.seconds), process_time)
+        self.backstop = Backstop(wall_backstop(self.seconds), process_time,
+                                 queued=lambda: queued_seconds("self"))
         self.previous = (signal.signal(signal.SIGPROF, _on_alarm),
                          signal.signal(signal.SIGALRM, self._on_wall_clock))
         signal.setitimer(signal.ITIMER_PROF, self.seconds)

@@ -73,7 +73,7 @@ import sys
 import time
 
 from . import guard, wire
-from .backstop import Backstop, adopted_cpu, tree, tree_cpu
+from .backstop import Backstop, adopted_cpu, tree, tree_cpu, tree_queued
 from .harness import StepTimeout, run_case, run_cell, signal, wall_backstop
 from .probes import load as load_probes
 
@@ -911,7 +911,7 @@ def _watch_server(pid: int, progress: int, fixed: tuple[tuple[float, ...], tuple
 
     def backstop(index: int) -> Backstop:
         seconds = wall_backstop(timeouts[index])
-        return Backstop(seconds, counted)
+        return Backstop(seconds, counted, queued=lambda: tree_queued(own))  # its orphans too
 
     state: _WatchState = {"current": start, "backstop": backstop(start), "cpu": 0.0,
                           "base": 0.0, "expected": start, "forged": False,

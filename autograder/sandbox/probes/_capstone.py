@@ -31,7 +31,7 @@ from time import monotonic, process_time
 from types import MappingProxyType
 
 from .. import wire
-from ..backstop import Backstop, process_cpu
+from ..backstop import Backstop, process_cpu, queued_seconds
 from . import lookup
 
 TYPE_CHECKING = False  # no import of typing in the sandbox at run time
@@ -336,7 +336,7 @@ class LookTogether(_Race):
             self.condition.notify_all()
             if not self.reads(sql) or not wait:
                 return
-            backstop = Backstop(RACE_WAIT, process_time)
+            backstop = Backstop(RACE_WAIT, process_time, queued=lambda: queued_seconds("self"))
             while self.arrived < self.racers:
                 left = backstop.left()
                 if left > 0:
@@ -365,7 +365,7 @@ class LookTogetherApart(_Race):
         if not self.reads(sql) or not wait:
             return
         mine, heard = self.pipes[self.index][0], 0
-        backstop = Backstop(RACE_WAIT, self.cpu)
+        backstop = Backstop(RACE_WAIT, self.cpu, queued=lambda: sum(map(queued_seconds, self.pids)))
         while heard < self.racers - 1:
             left = backstop.left()
             if left > 0:
