@@ -187,11 +187,13 @@ def processes_with(marker: str) -> list[str]:
     return found
 
 
+# Each detaches as far as the sandbox lets it: a session of its own is refused (setsid), so a
+# process group of its own.
 ORPHANS = """
 import os, subprocess
-subprocess.Popen(["sleep", "{marker}"], start_new_session=True)
+subprocess.Popen(["sleep", "{marker}"], process_group=0)
 if os.fork() == 0:
-    os.setsid()
+    os.setpgid(0, 0)
     if os.fork() == 0:
         os.execvp("sleep", ["sleep", "{marker}"])
     os._exit(0)
@@ -831,7 +833,7 @@ import time
 
 HELPER = os.fork()
 if HELPER == 0:  # a helper that would compute for the graded function, outside its CPU count
-    os.setsid()
+    os.setpgid(0, 0)  # as detached as the sandbox lets it be (no session of its own)
     time.sleep(60)
     os._exit(0)
 
@@ -1004,6 +1006,44 @@ for flags in (["-U"], ["-Ur"], ["-n"], ["-m"]):
     assert result.score == PARSE.max_score
     lines = [line for line in result.stdout.splitlines() if line.startswith("UNSHARE")]
     assert len(lines) == 4 and all(line.endswith("REFUSED") for line in lines), result.stdout
+
+
+def skip_without_its_filter(mode: str) -> None:
+    """Skip where `mode`'s seccomp filter cannot be had: bubblewrap's needs bubblewrap, the
+    fallback's libseccomp."""
+    if mode == "bwrap" and not isolation.bwrap_works():
+        pytest.skip("bubblewrap (Debian package bubblewrap) is not available")
+    if mode == "none":
+        try:
+            seccomp.network_program()
+        except seccomp.Unavailable as why:
+            pytest.skip(f"no seccomp filter without bubblewrap here: {why}")
+
+
+NEW_SESSION = """
+import os
+child = os.fork()
+if child == 0:
+    try:
+        os.setsid()
+        os._exit(0)
+    except PermissionError:
+        os._exit(3)
+refused = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 3
+print("SETSID", "REFUSED" if refused else "ALLOWED")
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_no_process_of_a_notebook_leaves_its_session(tmp_path, mode):
+    """Each sandbox is a session, and so one scheduling group (autogroup) beside every other:
+    64 processes that each made a session of their own left an honest classmate about 3% of a
+    core where no control group caps a sandbox. setsid is refused in every mode, and the honest
+    answer keeps every point."""
+    skip_without_its_filter(mode)
+    result = grade(tmp_path, NEW_SESSION, sandbox=isolation.Isolation(mode))
+    assert "SETSID REFUSED" in result.stdout.splitlines(), result.stdout
+    assert result.score == PARSE.max_score and result.problems == [], result.problems
 
 
 @needs_bwrap
@@ -1412,7 +1452,7 @@ from autograder import isolation, processes, runner
 assert ctypes.CDLL(None).prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
 cell = ("import os, subprocess\\n"
         "if os.fork() == 0:\\n    os._exit(0)\\n"  # a child nobody waits for
-        "subprocess.Popen(['sleep', '30'], start_new_session=True)\\n")  # a detached sleeper
+        "subprocess.Popen(['sleep', '30'], process_group=0)\\n")  # a detached sleeper
 job = {"prelude": [], "cells": [{"label": "cell", "source": cell}], "cases": [],
        "cell_timeout": 5.0}
 for _ in range(3):
@@ -1798,13 +1838,7 @@ def test_no_socket_of_a_notebook_or_its_programs_reaches_the_machine(tmp_path, m
     it (the fallback, and `--sandbox off`, which starts the same worker) the seccomp filter
     refuses every one with a PermissionError, where Landlock covers only TCP; a connected
     local socket pair still works, and the honest answer keeps every point."""
-    if mode == "bwrap" and not isolation.bwrap_works():
-        pytest.skip("bubblewrap (Debian package bubblewrap) is not available")
-    if mode == "none":
-        try:
-            seccomp.network_program()
-        except seccomp.Unavailable as why:
-            pytest.skip(f"no network filter without bubblewrap here: {why}")
+    skip_without_its_filter(mode)
     addresses, reached = machine_listeners
     code = REACH_THE_MACHINE.format(attempts=SOCKET_ATTEMPTS, **addresses)
     result = grade(tmp_path, code, sandbox=isolation.Isolation(mode))

@@ -29,7 +29,10 @@ def double_fork():
     except OSError:
         return
     if child == 0:
-        os.setsid()
+        try:
+            os.setsid()
+        except PermissionError:  # the sandbox refuses a new session: a process group of its own
+            os.setpgid(0, 0)
         try:
             if os.fork() == 0:
                 linger(120)
@@ -39,12 +42,14 @@ def double_fork():
 
 
 double_fork()
-try:
-    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", MARK],
-                     start_new_session=True, stdin=subprocess.DEVNULL,
-                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-except OSError:
-    pass
+for alone in ({"start_new_session": True}, {"process_group": 0}):  # refused: the next way
+    try:
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", MARK],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, **alone)
+        break
+    except OSError:
+        pass
 threading.Thread(target=lambda: [None for _ in iter(int, 1)], daemon=True).start()
 
 
