@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import marshal
+import math
 from dataclasses import dataclass
 
 from . import escape, runner, suite
@@ -521,6 +522,9 @@ def _cell_problem(event: dict, labels: set[str] | frozenset[str]) -> str:
     error = clean_outcome(event.get("error"))
     if error is None:
         return f"{label} failed"
+    if "waited" in error:
+        return (f"{label} waited more than {error['waited']:g} s without computing (a sleep, or "
+                "a lock, input or thread that never came) and was stopped")
     if "timeout" in error:
         return f"{label} ran longer than {error['timeout']:g} s of CPU time and was stopped"
     return f"{label} raised {describe(error)}"
@@ -544,6 +548,10 @@ def clean_outcome(outcome: object) -> dict | None:
         return {"missing": escape.terminal(outcome["missing"][:500])}
     if set(outcome) == {"timeout"} and type(outcome["timeout"]) in (int, float):
         return {"timeout": float(outcome["timeout"])}
+    if set(outcome) == {"timeout", "waited"} and all(
+            type(outcome[key]) in (int, float) and math.isfinite(outcome[key])
+            for key in outcome):  # a cell stopped by its wall clock (harness.run_cell)
+        return {"timeout": float(outcome["timeout"]), "waited": float(outcome["waited"])}
     for kind in ("tampered", "died"):
         if set(outcome) == {kind} and isinstance(outcome[kind], str):
             return {kind: plain_text(outcome[kind], 500)}

@@ -911,6 +911,17 @@ def test_a_loop_that_never_ends_in_a_cell_is_stopped_and_the_rest_is_graded(tmp_
     assert any("ran longer than 2 s of CPU time and was stopped" in p for p in result.problems)
 
 
+@needs_bwrap
+def test_a_cell_that_waits_forever_is_told_it_waited_not_that_it_computed(tmp_path):
+    """A cell that sleeps uses no CPU time: its wall clock stops it (4 x 1 s + 10 s), and the
+    problem says it waited, where it said it "ran longer than 1 s of CPU time"."""
+    result = grade(tmp_path, "import time\ntime.sleep(3600)", time_limit=4)
+    assert result.score == PARSE.max_score  # the tests still run
+    assert any("waited more than 14 s without computing" in p for p in result.problems), \
+        result.problems
+    assert not any("of CPU time" in p for p in result.problems), result.problems
+
+
 def test_an_endless_loop_is_cut_at_the_time_limit_and_the_class_still_grades(tmp_path):
     submitted = tmp_path / "submitted"
     endless = "def parse_cron_field(field, low, high):\n    while True:\n        pass\n"

@@ -234,6 +234,7 @@ def test_show_calls_a_malformed_value_unreadable(data):
     {"value": [1, 2]}, {"raised": "ValueError", "mro": ["ValueError", "Exception"],
                         "message": "bad field"},
     {"missing": "parse_cron_field is not defined"}, {"timeout": 5.0},
+    {"timeout": 1.0, "waited": 14.0},
 ])
 def test_clean_outcome_keeps_each_shape_the_harness_makes(outcome):
     assert scoring.clean_outcome(outcome) == outcome
@@ -243,6 +244,8 @@ def test_clean_outcome_keeps_each_shape_the_harness_makes(outcome):
     None, [], {"value": 1, "extra": 2}, {"raised": 1, "mro": [], "message": ""},
     {"raised": "E", "mro": "E", "message": ""}, {"timeout": "5"}, {"missing": 3},
     {"raised": "E", "mro": ["E"] * 101, "message": ""},
+    {"timeout": 1.0, "waited": "14"}, {"timeout": 1.0, "waited": float("inf")},
+    {"timeout": 1.0, "waited": 14.0, "extra": 1},
 ])
 def test_clean_outcome_refuses_every_other_shape(outcome):
     assert scoring.clean_outcome(outcome) is None

@@ -28,6 +28,11 @@ class StepTimeout(BaseException):
     """A step of notebook code ran past its time limit."""
 
 
+class StepWaited(StepTimeout):
+    """A step of notebook code waited (slept, blocked) past its wall-clock backstop instead of
+    computing."""
+
+
 def _on_alarm(signum: int, frame: Any) -> None:
     raise StepTimeout()
 
@@ -57,7 +62,7 @@ class time_limit:
 
     def _on_wall_clock(self, signum: int, frame: Any) -> None:
         if self.backstop.passed():
-            raise StepTimeout()
+            raise StepWaited()
         signal.setitimer(signal.ITIMER_REAL, max(self.backstop.left(), 0.01))
 
     def __enter__(self) -> time_limit:
@@ -128,6 +133,8 @@ def run_cell(namespace: dict, source: str, label: str, seconds: float,
                 return {"raised": "SyntaxError", "mro": ["SyntaxError"],
                         "message": f"line {error.lineno}: {error.msg}"}
             exec(code, namespace)
+    except StepWaited:  # not "ran longer than its CPU time": it did not compute
+        return {"timeout": seconds, "waited": wall_backstop(seconds)}
     except StepTimeout:
         return {"timeout": seconds}
     except BaseException as error:
