@@ -103,6 +103,21 @@ def test_a_step_that_sleeps_beside_a_starved_one_is_still_stopped_at_its_first_d
     assert watch.passed()
 
 
+def test_a_step_whose_threads_end_and_take_their_wait_with_them_is_judged_by_its_cpu():
+    """The time a thread or process waited for a core is read from the threads that exist at
+    each look: one that ended since the last look takes its wait with it. A step that computed
+    at least COMPUTING_SHARE of a core meanwhile, one thread after another, is computing
+    whatever that wait was, as if it had never been counted."""
+    step = FakeStep()
+    watch = Backstop(10.0, lambda: step.cpu, clock=lambda: step.now,
+                     queued=lambda: step.queued)
+    step.run(10.0, backstop.COMPUTING_SHARE * 2, queued=0.9)  # its first thread, starved
+    assert not watch.passed()
+    step.run(watch.left(), backstop.COMPUTING_SHARE * 2)  # the next, on a core of its own
+    step.queued -= 9.0  # the first thread ended: its 9 s of waiting are no longer read
+    assert not watch.passed(), "it computed: a later deadline"
+
+
 def test_a_step_whose_cpu_cannot_be_read_is_stopped_at_its_first_deadline():
     step = FakeStep()
     watch = Backstop(10.0, lambda: None, clock=lambda: step.now)

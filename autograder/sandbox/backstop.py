@@ -71,8 +71,11 @@ class Backstop:
             return False
         used, queued = self._cpu(), self._queued()
         since, before, queued_before = self._look
+        # A thread or process that ended since the last look takes its wait with it: what was
+        # waited never counts against the CPU the step used.
+        waited = max(queued - queued_before, 0.0)
         if used is None or before is None or now >= self._ceiling \
-                or used - before + queued - queued_before < COMPUTING_SHARE * (now - since):
+                or used - before + waited < COMPUTING_SHARE * (now - since):
             return True
         self._look = (now, used, queued)
         self.deadline = min(now + max(self.seconds / 2, 1.0), self._ceiling)
