@@ -345,11 +345,14 @@ def _crowded_out(run: runner.RunResult) -> str:
     """Why a notebook without full marks is graded again alone, where every sandbox's processes
     count against the grader's uid, or "": another sandbox held (nearly) all of the share of
     them while it ran, as the grader saw (processes.watch), or, as the notebook's own results
-    say, a thread or process could not be started in it. Notebook code can say the latter
-    falsely: it gains one grading alone, whose result is kept."""
+    say, a thread or process could not be started in it while the grader saw others hold most
+    of that share (a hold too short for the grader to see it full). Notebook code can say the
+    latter falsely only while classmates really hold those processes: alone, a notebook
+    without full marks gains no second grading by saying it, which would make its score the
+    better of two in this mode."""
     if run.crowded:
         return CROWDED
-    return COULD_NOT_START if scoring.could_not_start(run.events) else ""
+    return COULD_NOT_START if run.pressed and scoring.could_not_start(run.events) else ""
 
 
 def _out_of_processes(shown: str, exercise: Exercise, path: Path, reason: str,

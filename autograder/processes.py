@@ -205,12 +205,22 @@ SAMPLE_EVERY = 0.2
 
 
 class _Watched:
-    __slots__ = ("full_at", "own", "crowded")
+    __slots__ = ("limit", "full_at", "own", "crowded", "pressed")
 
-    def __init__(self, full_at: int, own: int) -> None:
-        self.full_at = full_at  # the uid's task count from which its share counts as full
+    def __init__(self, limit: int, own: int) -> None:
+        self.limit = limit  # its RLIMIT_NPROC, which counts the uid's tasks
+        self.full_at = limit - own // 4  # the uid's task count from which its share is full
         self.own = own  # the processes it would have with a uid of its own
-        self.crowded = False
+        self.crowded = False  # another filled its share (nearly): fewer than own // 4 left
+        self.pressed = False  # others held much of it: fewer than `own` left, itself little
+
+
+class Share:
+    """What a look at the uid's tasks saw of one sandbox's share while it ran (`unwatch`)."""
+    __slots__ = ("crowded", "pressed")
+
+    def __init__(self, crowded: bool = False, pressed: bool = False) -> None:
+        self.crowded, self.pressed = crowded, pressed
 
 
 _watched: dict[int, _Watched] = {}
@@ -224,7 +234,7 @@ def watch(pid: int, limit: int, own: int) -> None:
     (the process limit it would have with a uid of its own) are left below `limit`."""
     global _sampler
     with _watched_lock:
-        _watched[pid] = _Watched(limit - own // 4, own)
+        _watched[pid] = _Watched(limit, own)
         if _sampler is None and len(_watched) > 1:  # one sandbox alone crowds out no other
             sampler = threading.Thread(target=_sample_while_watched, daemon=True,
                                        name="process share")
@@ -235,12 +245,16 @@ def watch(pid: int, limit: int, own: int) -> None:
             _sampler = sampler
 
 
-def unwatch(pid: int) -> bool:
-    """Stop watching the sandbox `pid`: True when, while it ran, another sandbox held (nearly)
-    all of its share of the uid's processes."""
+def unwatch(pid: int) -> Share:
+    """Stop watching the sandbox `pid`: whether, while it ran, another sandbox held (nearly)
+    all of its share of the uid's processes (`crowded`), or others held most of it while it
+    held little itself (`pressed`: only then can what its own results say of a thread or
+    process that could not start be true, grading._crowded_out)."""
     with _watched_lock:
         watched = _watched.pop(pid, None)
-    return watched is not None and watched.crowded
+    if watched is None:
+        return Share()
+    return Share(watched.crowded, watched.crowded or watched.pressed)
 
 
 def _sample_while_watched() -> None:
@@ -266,12 +280,17 @@ def sample_share() -> None:
     if not tasks:
         return
     total = sum(threads for _, threads in tasks.values())
-    full = [pid for pid, entry in watched.items() if total >= entry.full_at]
-    if not full:
+    near = [pid for pid, entry in watched.items() if total >= entry.limit - entry.own]
+    if not near:
         return
     held = {root: sum(tasks[pid][1] for pid in tree if pid in tasks)
-            for root, tree in _trees(tasks, watched).items()}
+            for root, tree in _trees(tasks, near).items()}
     with _watched_lock:
-        for pid in full:
-            if pid in _watched and held[pid] <= watched[pid].own:
+        for pid in near:
+            entry = watched[pid]
+            if pid not in _watched:
+                continue
+            if total >= entry.full_at and held[pid] <= entry.own:
                 _watched[pid].crowded = True
+            if held[pid] <= entry.own // 4:
+                _watched[pid].pressed = True

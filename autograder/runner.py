@@ -86,6 +86,9 @@ class RunResult:
     # Where every sandbox's processes count against the grader's uid: another sandbox held
     # (nearly) all of this one's share of them while it ran (processes.watch)
     crowded: bool = False
+    # Others held most of that share while it held little itself: a report of its own code that
+    # a thread or process could not start may then be true (grading._crowded_out)
+    pressed: bool = False
 
     @property
     def finished(self) -> bool:
@@ -379,7 +382,8 @@ def run(job: protocol.Job, limits: Limits, isolation: Isolation,
                                           lambda: processes.tree_cpu(pid), fresh=True,
                                           queued=lambda: tree_queued(pid)))
     finally:
-        result.crowded = processes.unwatch(pid)
+        share = processes.unwatch(pid)
+        result.crowded, result.pressed = share.crowded, share.pressed
         started.close()
     result.elapsed = time.monotonic() - begun
     result.returncode = process.returncode

@@ -21,7 +21,7 @@ from factories import answer_cell, grade_cell, markdown_cell, notebook, student_
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autograder import escape, isolation, processes, runner, scoring, suite
+from autograder import escape, grading, isolation, processes, runner, scoring, suite
 from autograder.notebook import extract
 from autograder.results import ItemResult, NotebookResult, TestResult, count_once
 from autograder.rubric import EXERCISES, exercise_for
@@ -791,8 +791,9 @@ def test_a_sandbox_whose_share_another_fills_is_crowded_and_the_one_that_fills_i
             for started in (holder, neighbour):
                 processes.watch(started.pid, limit, 64)
             processes.sample_share()
-            assert processes.unwatch(holder.pid) is False
-            assert processes.unwatch(neighbour.pid) is crowded
+            held, crowded_out = processes.unwatch(holder.pid), processes.unwatch(neighbour.pid)
+            assert (held.crowded, held.pressed) == (False, False)
+            assert (crowded_out.crowded, crowded_out.pressed) == (crowded, crowded)
         for started in (holder, neighbour):
             processes.watch(started.pid, -(10**9), 64)
         try:
@@ -802,12 +803,28 @@ def test_a_sandbox_whose_share_another_fills_is_crowded_and_the_one_that_fills_i
                         break
                 threading.Event().wait(0.1)
         finally:
-            assert processes.unwatch(holder.pid) is False
-            assert processes.unwatch(neighbour.pid) is True
+            assert processes.unwatch(holder.pid).crowded is False
+            assert processes.unwatch(neighbour.pid).crowded is True
     finally:
         for started in (holder, neighbour):
             started.kill()
             started.communicate()
+
+
+def test_a_report_that_a_thread_could_not_start_buys_a_second_grading_only_under_pressure():
+    """A notebook without full marks whose results say a thread could not start is graded
+    again alone only when the grader saw classmates hold most of the share it draws on: alone,
+    saying it would make its score the better of two gradings in that mode."""
+    failed = {"raised": "RuntimeError", "mro": ["RuntimeError", "Exception"],
+              "message": "can't start new thread"}
+    said = runner.RunResult(events=[{"event": "cell", "label": "x", "error": failed}])
+    assert grading._crowded_out(said) == ""
+    said.pressed = True
+    assert grading._crowded_out(said) == grading.COULD_NOT_START
+    quiet = runner.RunResult(events=[], pressed=True)
+    assert grading._crowded_out(quiet) == ""
+    quiet.crowded = True
+    assert grading._crowded_out(quiet) == grading.CROWDED
 
 
 def test_a_thread_or_fork_that_could_not_start_is_told_from_the_notebook_s_results():
