@@ -523,8 +523,9 @@ def _cell_problem(event: dict, labels: set[str] | frozenset[str]) -> str:
     if error is None:
         return f"{label} failed"
     if "waited" in error:
-        return (f"{label} waited more than {error['waited']:g} s without computing (a sleep, or "
-                "a lock, input or thread that never came) and was stopped")
+        return (f"{label} was stopped by its wall clock after {error['waited']:.0f} s, before it "
+                f"used its {error['timeout']:g} s of CPU time: it waited (a sleep, or a lock, "
+                "input or thread that never came) or got too little of a core")
     if "timeout" in error:
         return f"{label} ran longer than {error['timeout']:g} s of CPU time and was stopped"
     return f"{label} raised {describe(error)}"

@@ -53,10 +53,14 @@ class Backstop:
                  queued: Callable[[], float] | None = None) -> None:
         self.seconds, self._cpu, self._clock = seconds, cpu, clock
         self._queued = queued or (lambda: 0.0)
-        started = clock()
+        started = self.started = clock()
         self.deadline = started + seconds
         self._ceiling = started + seconds * CEILING
         self._look = (started, 0.0 if fresh else cpu(), 0.0 if fresh else self._queued())
+
+    def elapsed(self) -> float:
+        """Seconds since the step started."""
+        return self._clock() - self.started
 
     def left(self) -> float:
         """Seconds until the deadline (negative once it has passed)."""

@@ -29,8 +29,9 @@ class StepTimeout(BaseException):
 
 
 class StepWaited(StepTimeout):
-    """A step of notebook code waited (slept, blocked) past its wall-clock backstop instead of
-    computing."""
+    """A step of notebook code was stopped by its wall clock before it used its CPU time: it
+    waited (slept, blocked) past its backstop, or was kept from computing up to the ceiling.
+    Its one argument: the wall-clock seconds it ran."""
 
 
 def _on_alarm(signum: int, frame: Any) -> None:
@@ -62,7 +63,7 @@ class time_limit:
 
     def _on_wall_clock(self, signum: int, frame: Any) -> None:
         if self.backstop.passed():
-            raise StepWaited()
+            raise StepWaited(self.backstop.elapsed())
         signal.setitimer(signal.ITIMER_REAL, max(self.backstop.left(), 0.01))
 
     def __enter__(self) -> time_limit:
@@ -133,8 +134,8 @@ def run_cell(namespace: dict, source: str, label: str, seconds: float,
                 return {"raised": "SyntaxError", "mro": ["SyntaxError"],
                         "message": f"line {error.lineno}: {error.msg}"}
             exec(code, namespace)
-    except StepWaited:  # not "ran longer than its CPU time": it did not compute
-        return {"timeout": seconds, "waited": wall_backstop(seconds)}
+    except StepWaited as waited:  # not "ran longer than its CPU time": it did not use it
+        return {"timeout": seconds, "waited": round(waited.args[0], 1)}
     except StepTimeout:
         return {"timeout": seconds}
     except BaseException as error:
