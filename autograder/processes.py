@@ -272,8 +272,10 @@ def _sample_while_watched() -> None:
 def sample_share() -> None:
     """Look once at the uid's tasks: every watched sandbox whose share they (nearly) fill is
     crowded, unless it holds more than it would with a uid of its own (it filled the share
-    itself). A notebook can make this look at nothing but its own processes: it can have
-    classmates graded again alone, never a point of its own or theirs."""
+    itself); one that has fewer than that many left below its limit, while it holds at most a
+    quarter of them itself, is pressed. A notebook can make this look at nothing but its own
+    processes: it can have classmates graded again alone, never a point of its own or
+    theirs."""
     with _watched_lock:
         watched = dict(_watched)
     tasks = _processes_of_uid(os.getuid()) if watched else None

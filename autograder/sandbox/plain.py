@@ -159,17 +159,14 @@ def same(expected: object, actual: object, rel_tol: float = 1e-9, abs_tol: float
         return False
 
 
-def identical(expected: object, actual: object, expected_text: str | None = None) -> bool:
+def identical(expected: object, actual: object) -> bool:
     """`same`'s quick path, checked in C: equal values (a list is never equal to a tuple, nor
-    1 to "1") whose JSON text is identical too (1, 1.0 and true differ in JSON).
-    `expected_text`, when given, is that text of `expected`, worked out once by a caller that
-    compares many values with it. Raises RecursionError, TypeError or ValueError (NaN, the
-    infinities) where JSON has no text to compare."""
+    1 to "1") whose JSON text is identical too (1, 1.0 and true differ in JSON). Raises
+    RecursionError, TypeError or ValueError (NaN, the infinities) where JSON has no text to
+    compare."""
     if not expected == actual:  # exactly as ==, which the comparison below refines
         return False
-    if expected_text is None:
-        expected_text = wire.dumps(expected, allow_nan=False)
-    return expected_text == wire.dumps(actual, allow_nan=False)
+    return wire.dumps(expected, allow_nan=False) == wire.dumps(actual, allow_nan=False)
 
 
 def _same(expected: object, actual: object, rel_tol: float, abs_tol: float, depth: int) -> bool:
