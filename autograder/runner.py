@@ -15,7 +15,6 @@ import json
 import os
 import secrets
 import selectors
-import shutil
 import subprocess
 import tempfile
 import threading
@@ -24,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, cast
 
-from . import processes
+from . import holdings, processes
 from .cgroups import Cgroup
 from .isolation import DATA, INTERPRETER_MB, Isolation, compiled_package, environment, seccomp_pipe
 from .sandbox import protocol
-from .sandbox.backstop import Backstop, tree_queued
+from .sandbox.backstop import Backstop, tree, tree_queued
 
 # Each sandbox runs as a uid of its own from this range (no account needs to exist for it), so
 # a per-user limit such as RLIMIT_NPROC that one submission exhausts never touches another. Its
@@ -89,6 +88,9 @@ class RunResult:
     # Others held most of that share while it held little itself: a report of its own code that
     # a thread or process could not start may then be true (grading._crowded_out)
     pressed: bool = False
+    # Without bubblewrap: why it was stopped for holding more in its folders than bubblewrap
+    # gives a notebook (one of holdings' sentences), else ""
+    held_too_much: str = ""
 
     @property
     def finished(self) -> bool:
@@ -180,10 +182,10 @@ def remove_shared_memory_of(uid: int) -> None:
             if entry.stat(follow_symlinks=False).st_uid != uid:
                 continue
             if entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.path)
+                holdings.remove(entry.path)
             else:
                 os.unlink(entry.path)
-        except (OSError, RecursionError):  # gone meanwhile, or nested past what rmtree walks
+        except OSError:  # gone meanwhile
             continue
 
 
@@ -285,7 +287,7 @@ class Started:
             except OSError:
                 pass
         if self.holder:
-            shutil.rmtree(self.holder.name, ignore_errors=True)
+            holdings.remove(self.holder.name)
             self.holder.cleanup()
         release_uid(self.uid)
 
@@ -374,13 +376,17 @@ def run(job: protocol.Job, limits: Limits, isolation: Isolation,
     pid = process.pid
     if started.shared_limit is not None:
         processes.watch(pid, started.shared_limit, limits.processes)
+    # Without bubblewrap its folders are the machine's: watched (as root, its uid's /dev/shm too)
+    held = None if started.holder is None else holdings.Watch(
+        os.path.realpath(started.holder.name), started.uid if os.geteuid() == 0 else None,
+        processes=lambda: tree(pid))
     try:
-        result.timed_out = _pump(process, json.dumps(job).encode(), read_end,
-                                 {pipes[1].fileno(): stdout, pipes[2].fileno(): stderr,
-                                  read_end: events},
-                                 Backstop(limits.backstop + START_GRACE,
-                                          lambda: processes.tree_cpu(pid), fresh=True,
-                                          queued=lambda: tree_queued(pid)))
+        stopped = _pump(process, json.dumps(job).encode(), read_end,
+                        {pipes[1].fileno(): stdout, pipes[2].fileno(): stderr, read_end: events},
+                        Backstop(limits.backstop + START_GRACE, lambda: processes.tree_cpu(pid),
+                                 fresh=True, queued=lambda: tree_queued(pid)), held)
+        result.held_too_much = held.over if held is not None else ""
+        result.timed_out = stopped and not result.held_too_much
     finally:
         share = processes.unwatch(pid)
         result.crowded, result.pressed = share.crowded, share.pressed
@@ -398,9 +404,9 @@ def run(job: protocol.Job, limits: Limits, isolation: Isolation,
 
 
 def _pump(process: subprocess.Popen, payload: bytes, results_fd: int,
-          sinks: dict[int, _Sink], backstop: Backstop) -> bool:
-    """Feed the job and drain all output until the worker ends; True when it waited past
-    its wall-clock backstop."""
+          sinks: dict[int, _Sink], backstop: Backstop, held: holdings.Watch | None = None) -> bool:
+    """Feed the job and drain all output until the worker ends; True when it is to be stopped
+    early: it waited past its wall-clock backstop, or `held` found it holding too much."""
     selector = selectors.DefaultSelector()
     for fd in sinks:
         os.set_blocking(fd, False)
@@ -413,14 +419,15 @@ def _pump(process: subprocess.Popen, payload: bytes, results_fd: int,
     exited_at = None
     try:
         while selector.get_map():
-            now = time.monotonic()
-            if backstop.passed():
+            if backstop.passed() or held is not None and held.look():
                 return True
+            now = time.monotonic()
             if exited_at is None and process.poll() is not None:
                 exited_at = now
             if exited_at is not None and now - exited_at > 0.5:
                 break  # something outside the worker still holds a pipe open
-            for key, _ in selector.select(min(max(backstop.deadline - now, 0.01), 0.25)):
+            wake = min(backstop.deadline, held.due) if held is not None else backstop.deadline
+            for key, _ in selector.select(min(max(wake - now, 0.01), 0.25)):
                 fd = key.fd
                 try:
                     if fd == stdin:

@@ -361,8 +361,10 @@ def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
                         "failed")
     missing_reason = _missing_reason(run, limits, stopped)
     timed_out = timed_out or run.timed_out or stopped
-    if missing_reason and len(outcomes) < len(wanted):
+    if missing_reason and (len(outcomes) < len(wanted) or run.held_too_much):
         problems.append(missing_reason[0])
+    if run.held_too_much:
+        flags.append(f"stopped: the notebook {run.held_too_much}")
     if run.dropped_events:
         problems.append(f"{run.dropped_events} results sent back by the grading process could "
                         "not be read and were ignored")
@@ -466,6 +468,11 @@ def plain_text(text: str, limit: int) -> str:
 def _missing_reason(run: runner.RunResult, limits: runner.Limits,
                     stopped: bool = False) -> tuple[str, str] | None:
     """(problem for the notebook, detail for each test) when the run ended before the end."""
+    if run.held_too_much:
+        return (f"the notebook {run.held_too_much}, and was stopped; the tests that had not "
+                "run count as failed",
+                f"no result: the notebook {run.held_too_much}, and was stopped before this "
+                "test finished")
     if stopped:
         return (f"grading stopped at the notebook's CPU time limit of {limits.time:g} s; the "
                 "tests that had not run count as failed",

@@ -329,6 +329,130 @@ def test_what_a_notebook_leaves_in_dev_shm_goes_with_it_and_costs_a_classmate_no
         dict.fromkeys(classmates, PARSE.max_score)
 
 
+# Without bubblewrap a notebook's folders are on the machine's disk, which the notebooks graded
+# beside it write their probes' databases to: one that holds more than bubblewrap gives it is
+# stopped. Each waits once it has written, so that a look finds it holding what it wrote
+# however fast the machine is (a wait that a cell's wall clock ends after some seconds).
+WRITES_TWO_HUNDRED_MIB = """
+import time
+for index in range(200):
+    with open(f"part-{index}", "wb") as part:
+        part.write(b"x" * 2**20)
+print("WROTE EVERYTHING")
+time.sleep(600)
+"""
+MAKES_MANY_FILES = """
+import time
+for index in range(100_000):
+    open(f"empty-{index}", "wb").close()
+print("MADE EVERYTHING")
+time.sleep(600)
+"""
+
+
+@pytest.fixture(scope="module")
+def class_with_disk_hogs(tmp_path_factory) -> tuple[Path, Path, subprocess.CompletedProcess]:
+    """`grade-batch --jobs 2` without bubblewrap of two honest students and two who fill their
+    folders, with a TMPDIR of its own: (its output folder, that TMPDIR, the batch)."""
+    folder = tmp_path_factory.mktemp("disk-hogs")
+    submitted = folder / "submitted"
+    for student, code in (("aaa_megabytes", WRITES_TWO_HUNDRED_MIB),
+                          ("aab_files", MAKES_MANY_FILES)):
+        fixtures.place(submitted, student, PARSE, fixtures.build_submission(
+            PARSE, {"answer_parse_cron_field": ANSWER}, [("answer_parse_cron_field", code)]))
+    for student in ("bo", "cy"):
+        fixtures.place(submitted, student, PARSE, fixtures.honest_submission(PARSE))
+    grader_tmp = Path(tempfile.mkdtemp(dir=folder))
+    grader_tmp.chmod(0o755)  # as root, each notebook's uid reaches its folder through it
+    done = grade_batch(submitted, folder / "out", "--jobs", "2",
+                       env={**environment_with(folder), "TMPDIR": str(grader_tmp)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "bubblewrap (bwrap) is not available" in done.stderr
+    return folder / "out", grader_tmp, done
+
+
+def _feedback(out: Path, student: str) -> str:
+    return (out / "students" / student / PARSE.assignment / "results.json").read_text()
+
+
+def test_a_notebook_that_writes_more_than_bubblewrap_allows_is_stopped_in_the_fallback(
+        class_with_disk_hogs):
+    """Bubblewrap's tmpfs give a notebook 64 MiB of working folder and 16 of TMPDIR; without it
+    one that wrote 200 MiB kept it all until it ended, and could fill the disk."""
+    out, _, _ = class_with_disk_hogs
+    grades = Grades.read(out)
+    feedback = json.loads(_feedback(out, "aaa_megabytes"))
+    assert grades.score("aaa_megabytes", PARSE.notebook) == 0
+    assert "the notebook wrote more than 80 MiB to its folders (its working folder and TMPDIR)" \
+        ", more than a notebook may hold, and was stopped" in json.dumps(feedback), feedback
+
+
+def test_a_notebook_that_makes_a_hundred_thousand_files_is_stopped_in_the_fallback(
+        class_with_disk_hogs):
+    out, _, _ = class_with_disk_hogs
+    feedback = _feedback(out, "aab_files")
+    assert Grades.read(out).score("aab_files", PARSE.notebook) == 0
+    assert "the notebook made more than 10,000 files and folders in its folders" in feedback
+
+
+def test_classmates_graded_beside_disk_hogs_keep_every_point_and_nothing_is_left(
+        class_with_disk_hogs):
+    out, grader_tmp, _ = class_with_disk_hogs
+    grades = Grades.read(out)
+    assert {student: grades.score(student, PARSE.notebook) for student in ("bo", "cy")} == \
+        dict.fromkeys(("bo", "cy"), PARSE.max_score)
+    left = [path for path in grader_tmp.rglob("*") if "scratch" in path.parts]
+    assert left == []
+
+
+HOLDS_REMOVED_FILES_OPEN = """
+import os, time
+held = []
+for index in range(2):
+    part = open(f"part-{index}", "wb")
+    os.remove(f"part-{index}")
+    part.write(b"x" * 50 * 2**20)
+    part.flush()
+    held.append(part)
+time.sleep(600)
+"""
+
+
+def test_a_notebook_that_holds_removed_files_open_is_stopped_in_the_fallback(tmp_path):
+    """A file removed while it is open keeps its blocks on disk, where no look at the folder
+    sees them (under bubblewrap they count against its tmpfs as well)."""
+    result = grade_plain(tmp_path, HOLDS_REMOVED_FILES_OPEN)
+    assert result.score == 0
+    assert "the notebook wrote more than 80 MiB to its folders" in " ".join(result.problems), \
+        result.problems
+
+
+WRITES_TO_DEV_SHM = """
+import time
+for index in range(20):
+    with open(f"/dev/shm/{marker}-{{index}}", "wb") as part:
+        part.write(b"x" * 2**20)
+time.sleep(600)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as a grader that is not root every notebook runs "
+                    "as its uid, so what one holds in /dev/shm cannot be told from another's")
+def test_a_notebook_that_holds_more_in_dev_shm_than_bubblewrap_allows_is_stopped(tmp_path):
+    """Bubblewrap gives a notebook a /dev/shm of 16 MiB; without it /dev/shm is the machine's
+    memory, and, as root, each notebook's files there are told apart by their uid."""
+    marker = f"autograder-modes-shm-{os.getpid()}"
+    try:
+        result = grade_plain(tmp_path, WRITES_TO_DEV_SHM.format(marker=marker))
+    finally:
+        for name in os.listdir("/dev/shm"):
+            if name.startswith(marker):
+                os.unlink(os.path.join("/dev/shm", name))
+    assert result.score == 0
+    assert "the notebook wrote more than 16 MiB to /dev/shm, more than a notebook may hold, " \
+        "and was stopped" in " ".join(result.problems), result.problems
+
+
 # A program the notebook runs (no audit hook there, so ctypes works) makes a System V segment
 # of 64 MiB under a key of its own, touches it, and a message queue and a semaphore set.
 MAKES_IPC_OBJECTS = '''

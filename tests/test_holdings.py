@@ -1,0 +1,91 @@
+"""What a notebook holds in its folders without bubblewrap (autograder/holdings.py): the look
+that stops one holding more than bubblewrap gives it, and the removal afterwards."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from autograder import holdings
+
+pytestmark = pytest.mark.fast
+
+
+def test_a_look_counts_the_blocks_of_files_and_folders_and_a_linked_file_once(tmp_path):
+    (tmp_path / "scratch").mkdir()
+    (tmp_path / "scratch" / "jobs.db").write_bytes(b"x" * 3 * 2**20)
+    os.link(tmp_path / "scratch" / "jobs.db", tmp_path / "scratch" / "again.db")
+    (tmp_path / "data").symlink_to("/usr")  # a link is counted, never followed
+    (tmp_path / "sparse").write_bytes(b"")
+    os.truncate(tmp_path / "sparse", 2**30)  # a gigabyte that takes no disk
+    held = holdings.measure(str(tmp_path))
+    assert held.entries == 5 and held.over == ""
+    assert 3 * 2**20 <= held.bytes < 3 * 2**20 + 64 * 1024
+
+
+def test_a_look_past_the_bytes_or_the_entries_says_so_and_stops_there(tmp_path):
+    (tmp_path / "big").write_bytes(b"x" * 2**20)
+    assert holdings.measure(str(tmp_path), most_bytes=2**19).over == holdings.TOO_MANY_BYTES
+    for index in range(30):
+        (tmp_path / f"empty-{index}").touch()
+    held = holdings.measure(str(tmp_path), most_entries=10)
+    assert (held.entries, held.over) == (11, holdings.TOO_MANY_ENTRIES)
+
+
+def test_a_folder_the_look_cannot_read_counts_as_too_much(tmp_path):
+    """Nested past PATH_MAX (or, as the grader's own uid, without read permission): what it
+    holds could not be counted."""
+    deep = os.open(tmp_path, os.O_RDONLY)
+    try:
+        for _ in range(3000):  # names of two characters: past PATH_MAX's 4,096
+            os.mkdir("ab", dir_fd=deep)
+            inner = os.open("ab", os.O_RDONLY, dir_fd=deep)
+            os.close(deep)
+            deep = inner
+    finally:
+        os.close(deep)
+    assert holdings.measure(str(tmp_path)).over == holdings.UNREADABLE
+    holdings.remove(str(tmp_path))
+    assert not tmp_path.exists()
+
+
+def test_in_dev_shm_a_look_counts_only_its_owner_s_entries(tmp_path):
+    (tmp_path / "mine").write_bytes(b"x" * 2**20)
+    others = os.getuid() + 1
+    assert holdings.measure(str(tmp_path), 2**19, owner=others) == holdings.Held(0, 0)
+    assert holdings.measure(str(tmp_path), 2**19, owner=os.getuid()).over == \
+        holdings.TOO_MUCH_SHARED
+
+
+def test_looks_come_every_fifth_of_a_second_or_ten_times_as_long_as_one_took(tmp_path,
+                                                                             monkeypatch):
+    now = [100.0]
+    watch = holdings.Watch(str(tmp_path), clock=lambda: now[0])
+    assert (watch.look(), watch.looks) == ("", 0)  # none due yet
+    now[0] += holdings.LOOK_EVERY
+    assert (watch.look(), watch.looks) == ("", 1)
+    assert watch.due == pytest.approx(now[0] + holdings.LOOK_EVERY)
+    real = holdings.measure
+
+    def slow(*args, **kwargs):  # a look that takes one second
+        now[0] += 1.0
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(holdings, "measure", slow)
+    now[0] = watch.due
+    watch.look()
+    assert watch.due == pytest.approx(now[0] + holdings.COST_SHARE * 1.0)
+    (tmp_path / "big").write_bytes(b"x" * (holdings.MOST_BYTES + 2**20))
+    now[0] = watch.due
+    assert watch.look() == holdings.TOO_MANY_BYTES == watch.over
+
+
+def test_removal_takes_folders_whose_rights_were_taken_away(tmp_path):
+    locked = tmp_path / "root" / "locked"
+    (locked / "inner").mkdir(parents=True)
+    (locked / "inner" / "file").write_text("x")
+    locked.chmod(0)
+    holdings.remove(str(tmp_path / "root"))
+    assert not Path(tmp_path / "root").exists()
