@@ -385,6 +385,7 @@ def test_a_notebook_that_writes_more_than_bubblewrap_allows_is_stopped_in_the_fa
     assert grades.score("aaa_megabytes", PARSE.notebook) == 0
     assert "the notebook wrote more than 80 MiB to its folders (its working folder and TMPDIR)" \
         ", more than a notebook may hold, and was stopped" in json.dumps(feedback), feedback
+    assert "stopped: the notebook wrote more than 80 MiB" in (out / "flags.csv").read_text()
 
 
 def test_a_notebook_that_makes_a_hundred_thousand_files_is_stopped_in_the_fallback(
