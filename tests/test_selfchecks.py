@@ -240,6 +240,16 @@ TOLD_OF_A_BUG = {
         "matches"),
     "06_append_if_new/falsy_id_rejected": (
         "raised ValueError: entry has no 'id'; but the entry has its key"),
+    "07_safe_scheduler/check_then_insert_deferred": (
+        "(both looked before either wrote): expected 'duplicate' and 'started', got 'started' and "
+        "raised OperationalError (database is locked); the database, not a check in Python, "
+        "decides who is first (two triggers can both SELECT and see nothing): start with the "
+        "INSERT and catch sqlite3.IntegrityError, which tells you that the run exists; a plain "
+        "BEGIN takes no lock"),
+    "07_safe_scheduler/check_then_insert_after_create": (
+        "(both looked before either wrote): expected 'duplicate' and 'started', got 'started' and "
+        "raised IntegrityError (UNIQUE constraint failed: runs.run_key); the database, not a check "
+        "in Python, decides who is first"),
     "07_safe_scheduler/key_ignores_config_hash": (
         'the recipe hashes this exact text (UTF-8): {"config_hash":'),
     "07_safe_scheduler/error_message_stored": (

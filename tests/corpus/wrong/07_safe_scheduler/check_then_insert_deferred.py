@@ -4,7 +4,6 @@
 # ruff: noqa: F821, E501, B905 (the other names come from the notebook's setup cells and answers)
 # notebook: 07_safe_scheduler
 # loses: test_runs_table, test_proofs
-# selfcheck-pending: a self-check that races two triggers through acquire_run so that both look before either writes (the notebook's own race uses threads, and timing decides it)
 # %% new:answer_runs_table
 _acquire_existing = acquire_run  # the notebook's own answer, for a run that already has a row
 
