@@ -28,6 +28,7 @@ from .isolation import SCRATCH_BYTES, SHM_BYTES, TMP_BYTES
 MOST_BYTES = SCRATCH_BYTES + TMP_BYTES  # its working folder and TMPDIR together
 MOST_ENTRIES = 10_000  # files, folders and links in them together; an honest notebook makes few
 MOST_SHARED_BYTES = SHM_BYTES  # its own files in /dev/shm (as root: a uid per notebook)
+MOST_FILE_BYTES = SCRATCH_BYTES  # one file (RLIMIT_FSIZE, isolation.Isolation.command)
 LOOK_EVERY = 0.2  # seconds between two looks at least
 COST_SHARE = 10  # the next look waits at least this many times as long as the last one took
 SHARED_MEMORY = "/dev/shm"
@@ -108,37 +109,84 @@ def measure(root: str, most_bytes: int = MOST_BYTES, most_entries: int = MOST_EN
 
 def removed_but_open(root: str, pids: list[int]) -> int:
     """Bytes on disk of the files beneath `root` that were removed while the processes `pids`
-    still hold them open (each counted once): they take their blocks until the last descriptor
-    closes, out of a look's sight. A process whose descriptors cannot be read (one that made
+    still hold them, open or mapped into memory (each counted once): they take their blocks
+    until the last descriptor closes and the last mapping goes, out of a look's sight. A file
+    a program mapped and holds no descriptor of can be looked at only by root (through
+    /proc/PID/map_files); an ordinary user's grader counts it as the most a file may hold
+    (MOST_FILE_BYTES). A process whose descriptors and mappings cannot be read (one that made
     itself non-dumpable, where the grader is not root) is not counted."""
-    total, counted = 0, set[tuple[int, int]]()
+    total, counted = 0, set[int]()  # inodes: beneath `root` every file is on one file system
     prefix = os.path.join(root, "")
     for pid in pids:
-        try:
-            descriptors = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
-            continue
-        for descriptor in descriptors:
-            path = f"/proc/{pid}/fd/{descriptor}"
+        for path in _descriptors(pid, prefix):
             try:
-                target = os.readlink(path)
-                if not (target.startswith(prefix) and target.endswith(" (deleted)")):
-                    continue
                 status = os.stat(path)
             except OSError:
                 continue
-            if (status.st_dev, status.st_ino) not in counted:
-                counted.add((status.st_dev, status.st_ino))
+            if status.st_nlink == 0 and status.st_ino not in counted:
+                counted.add(status.st_ino)
+                total += status.st_blocks * 512
+    for pid in pids:  # after every descriptor: a file open and mapped is counted exactly
+        for addresses, inode in _mappings(pid, prefix):
+            if inode in counted:
+                continue
+            try:
+                status = os.stat(f"/proc/{pid}/map_files/{addresses}")
+            except PermissionError:  # not root: what it holds cannot be known
+                counted.add(inode)
+                total += MOST_FILE_BYTES
+                continue
+            except OSError:
+                continue
+            if status.st_nlink == 0:
+                counted.add(inode)
                 total += status.st_blocks * 512
     return total
+
+
+def _descriptors(pid: int, prefix: str) -> list[str]:
+    """/proc paths of the descriptors of process `pid` that name a file beneath `prefix`."""
+    try:
+        descriptors = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return []
+    found = []
+    for descriptor in descriptors:
+        path = f"/proc/{pid}/fd/{descriptor}"
+        try:
+            if os.readlink(path).startswith(prefix):
+                found.append(path)
+        except OSError:
+            continue
+    return found
+
+
+def _mappings(pid: int, prefix: str) -> list[tuple[str, int]]:
+    """(addresses, inode) of what process `pid` maps of removed files beneath `prefix`, from
+    /proc/PID/maps, whose lines end with the file's path and " (deleted)"."""
+    try:
+        with open(f"/proc/{pid}/maps", "rb") as maps:
+            listed = maps.read()
+    except OSError:
+        return []
+    wanted = os.fsencode(prefix)
+    if wanted not in listed:
+        return []
+    found = []
+    for line in listed.splitlines():
+        fields = line.split(maxsplit=5)
+        if len(fields) == 6 and fields[5].startswith(wanted) \
+                and fields[5].endswith(b" (deleted)") and fields[4].isdigit():
+            found.append((fields[0].decode("ascii", "replace"), int(fields[4])))
+    return found
 
 
 class Watch:
     """The looks at one running notebook's folders: `root` (its working folder and TMPDIR are
     beneath it, runner._scratch_folder), with the files there that its processes (`processes`,
-    their ids) removed but hold open, and, with `uid` (as root, a uid of the notebook's own),
-    that uid's entries in /dev/shm. `look` is cheap to call often: it looks only when the last
-    look is LOOK_EVERY seconds old, or COST_SHARE times as long as it took."""
+    their ids) removed but hold open or mapped, and, with `uid` (as root, a uid of the
+    notebook's own), that uid's entries in /dev/shm. `look` is cheap to call often: it looks
+    only when the last look is LOOK_EVERY seconds old, or COST_SHARE times as long as it took."""
 
     def __init__(self, root: str, uid: int | None = None,
                  clock: Callable[[], float] = time.monotonic,

@@ -3,7 +3,11 @@ that stops one holding more than bubblewrap gives it, and the removal afterwards
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import mmap
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -89,3 +93,65 @@ def test_removal_takes_folders_whose_rights_were_taken_away(tmp_path):
     locked.chmod(0)
     holdings.remove(str(tmp_path / "root"))
     assert not Path(tmp_path / "root").exists()
+
+
+@contextlib.contextmanager
+def mapped_without_a_descriptor(path: Path, size: int) -> Iterator[None]:
+    """`path` written with `size` bytes, mapped into this process as a program in C maps it,
+    its descriptor closed and the file removed: only the mapping holds its blocks."""
+    path.write_bytes(b"x" * size)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_long]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    descriptor = os.open(path, os.O_RDONLY)
+    address = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, descriptor, 0)
+    os.close(descriptor)
+    assert address not in (None, ctypes.c_void_p(-1).value)
+    path.unlink()
+    try:
+        yield
+    finally:
+        libc.munmap(address, size)
+
+
+def test_a_removed_file_that_is_only_mapped_is_counted(tmp_path):
+    """A program can map a file, close it and remove it: its blocks stay taken, and no
+    descriptor shows it."""
+    with mapped_without_a_descriptor(tmp_path / "part", 3 * 2**20):
+        assert os.listdir(tmp_path) == []
+        hidden = holdings.removed_but_open(str(tmp_path), [os.getpid()])
+    if os.geteuid() == 0:  # which looks at the file through /proc/PID/map_files
+        assert 3 * 2**20 <= hidden < 3 * 2**20 + 64 * 1024
+    else:
+        assert hidden == holdings.MOST_FILE_BYTES
+
+
+def test_a_mapped_removed_file_the_grader_cannot_look_at_counts_as_the_most_a_file_holds(
+        tmp_path, monkeypatch):
+    """Only root may look at a mapping's file through /proc/PID/map_files."""
+    real = os.stat
+
+    def refused(path, *args, **kwargs):
+        if "/map_files/" in str(path):
+            raise PermissionError(1, "Operation not permitted")
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(holdings.os, "stat", refused)
+    with mapped_without_a_descriptor(tmp_path / "part", 2**20):
+        hidden = holdings.removed_but_open(str(tmp_path), [os.getpid()])
+    assert hidden == holdings.MOST_FILE_BYTES
+
+
+def test_an_open_file_whose_name_only_says_deleted_is_counted_once(tmp_path):
+    """A look counts a file that still has a name; what is held open is added only for files
+    removed, whatever their name says."""
+    named = tmp_path / "jobs (deleted)"
+    named.write_bytes(b"x" * 2**20)
+    removed = tmp_path / "removed"
+    removed.write_bytes(b"x" * 2**20)
+    with open(named, "rb"), open(removed, "rb"), open(removed, "rb"):
+        removed.unlink()
+        hidden = holdings.removed_but_open(str(tmp_path), [os.getpid()])
+    assert 2**20 <= hidden < 2**20 + 64 * 1024

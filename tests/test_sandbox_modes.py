@@ -428,6 +428,38 @@ def test_a_notebook_that_holds_removed_files_open_is_stopped_in_the_fallback(tmp
         result.problems
 
 
+# A program in C (here Python's ctypes, which a program the notebook runs may use) maps each
+# file, closes it and removes it: no descriptor is left, only the mapping.
+MAPS_REMOVED_FILES = '''
+import subprocess
+PROGRAM = """
+import ctypes, mmap, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_long]
+for index in range(2):
+    with open(f"part-{index}", "wb") as part:
+        part.write(b"x" * 50 * 2**20)
+    descriptor = os.open(f"part-{index}", os.O_RDONLY)
+    libc.mmap(None, 50 * 2**20, mmap.PROT_READ, mmap.MAP_SHARED, descriptor, 0)
+    os.close(descriptor)
+    os.remove(f"part-{index}")
+time.sleep(600)
+"""
+subprocess.run(["python3", "-c", PROGRAM])
+'''
+
+
+def test_a_notebook_that_maps_removed_files_is_stopped_in_the_fallback(tmp_path):
+    """A mapping holds a removed file's blocks as a descriptor does; 100 MiB held that way
+    went unseen, and a notebook's 64 processes could each hold about its memory limit."""
+    result = grade_plain(tmp_path, MAPS_REMOVED_FILES)
+    assert result.score == 0
+    assert "the notebook wrote more than 80 MiB to its folders" in " ".join(result.problems), \
+        result.problems
+
+
 WRITES_TO_DEV_SHM = """
 import time
 for index in range(20):
