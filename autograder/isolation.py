@@ -400,8 +400,8 @@ def seccomp_pipe(isolated: bool = True) -> int | None:
         return None
     if isolated:
         say_once(log, logging.INFO, f"seccomp: a filter of {len(program) // 8} instructions goes "
-                 "to bubblewrap (--seccomp): no new namespaces, ptrace, mounts, bpf, keyrings or "
-                 "io_uring inside")
+                 "to bubblewrap (--seccomp): no new namespaces, ptrace, mounts, bpf, keyrings, "
+                 "io_uring, new session or sendmsg inside")
     read_end, write_end = os.pipe()  # a few hundred bytes: the pipe's buffer holds them
     try:
         os.write(write_end, program)

@@ -6,9 +6,10 @@ it to the sandboxed process before it starts. This module writes that program: i
 (EPERM) the system calls a notebook never needs and that reach past the sandbox — new user or
 other namespaces (`unshare`, `setns`, `clone` with a CLONE_NEW* flag), `ptrace` and the
 `process_vm_*` calls, kernel keyrings, `bpf`, `userfaultfd`, `perf_event_open`, mounts,
-kernel modules, `open_by_handle_at` and io_uring — and a new session (`setsid`, see
-SCHEDULING_GROUP), answers `clone3` with ENOSYS (its flags cannot be inspected; the C library
-then falls back to `clone`), and allows everything else.
+kernel modules, `open_by_handle_at` and io_uring — a new session (`setsid`, see
+SCHEDULING_GROUP) and `sendmsg` (PASSING_DESCRIPTORS), answers `clone3` with ENOSYS (its
+flags cannot be inspected; the C library then falls back to `clone`), and allows everything
+else.
 Only x86-64 and AArch64 are described; on any other machine `program()` returns None and the
 sandbox runs without a filter.
 
@@ -23,8 +24,8 @@ socket of any family, a socket pair other than a connected local stream pair, co
 sending to an address; and the calls with which another process, or the kernel's io_uring,
 would do it for the notebook. It also refuses what would outlive the notebook in the machine's
 IPC namespace (System V IPC objects, POSIX message queues), which bubblewrap gives each sandbox
-apart, and a new session (SCHEDULING_GROUP). Each is refused with EPERM (a PermissionError in
-Python); nothing is killed.
+apart, a new session (SCHEDULING_GROUP) and `sendmsg` (PASSING_DESCRIPTORS). Each is refused
+with EPERM (a PermissionError in Python); nothing is killed.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ _REFUSED_NAMES = ("unshare", "setns", "ptrace", "process_vm_readv", "process_vm_
                   "delete_module", "kexec_load", "kexec_file_load", "open_by_handle_at",
                   "io_uring_setup", "io_uring_enter", "io_uring_register", "open_tree",
                   "move_mount", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
-                  "setsid")
+                  "setsid", "sendmsg", "sendmmsg")
 # Each sandbox is a session of its own, and so, where the kernel groups processes for the
 # scheduler by session (autogroup, the default of most distributions), one scheduling group that
 # shares the cores equally with every other sandbox, however many processes it starts. A process
@@ -67,6 +68,13 @@ _REFUSED_NAMES = ("unshare", "setns", "ptrace", "process_vm_readv", "process_vm_
 # left an honest classmate graded beside them about 3% of a core where no control group caps a
 # sandbox (an ordinary user, a container without the cpu controller). No notebook needs one.
 SCHEDULING_GROUP = ("setsid",)
+# A descriptor sent through a socket pair (SCM_RIGHTS) stays in flight, held by the pair and by
+# no process: without bubblewrap, a removed file of the notebook's folder held that way keeps
+# its blocks on the machine's disk where the watch (holdings.py) cannot see them, up to 64 MiB
+# for each of the hundreds of descriptors the kernel lets a uid have in flight. Only sendmsg
+# sends one, and a filter cannot tell that sendmsg from another: no notebook needs it (a pair's
+# send and write still work). Refused in every mode, so that a notebook behaves alike in each.
+PASSING_DESCRIPTORS = ("sendmsg", "sendmmsg")
 
 # (AUDIT_ARCH_*, system call numbers, highest number of the native table or None)
 _MACHINES = {
@@ -79,7 +87,8 @@ _MACHINES = {
         "open_by_handle_at": 304, "io_uring_setup": 425, "io_uring_enter": 426,
         "io_uring_register": 427, "open_tree": 428, "move_mount": 429, "fsopen": 430,
         "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442, "setsid": 112,
-        "clone": 56, "clone3": 435}, 0x40000000),  # x32 calls share the arch: refuse them
+        "sendmsg": 46, "sendmmsg": 307, "clone": 56, "clone3": 435},
+        0x40000000),  # x32 calls share the arch: refuse them
     "aarch64": (0xC00000B7, {
         "unshare": 97, "setns": 268, "ptrace": 117, "process_vm_readv": 270,
         "process_vm_writev": 271, "keyctl": 219, "add_key": 217, "request_key": 218,
@@ -89,7 +98,7 @@ _MACHINES = {
         "open_by_handle_at": 265, "io_uring_setup": 425, "io_uring_enter": 426,
         "io_uring_register": 427, "open_tree": 428, "move_mount": 429, "fsopen": 430,
         "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442, "setsid": 157,
-        "clone": 220, "clone3": 435}, None),
+        "sendmsg": 211, "sendmmsg": 269, "clone": 220, "clone3": 435}, None),
 }
 
 
@@ -144,7 +153,8 @@ _OUTLIVE_THE_NOTEBOOK = ("shmget", "semget", "msgget", "ipc", "mq_open")
 # What `network_program` refuses, in words (for `-v` and the README).
 NETWORK_REFUSALS = ("no socket of any family (a connected local socketpair stays), no connect, "
                     "no send to an address, no io_uring, ptrace, process_vm_* or pidfd_getfd, "
-                    "no System V IPC object or POSIX message queue, no new session")
+                    "no System V IPC object or POSIX message queue, no new session, no "
+                    "sendmsg (no descriptor passed through a socket pair)")
 
 
 class Unavailable(Exception):
@@ -195,7 +205,8 @@ def _build_network_program() -> bytes:
                            pyseccomp.Arg(1, pyseccomp.MASKED_EQ, _SOCK_TYPE_MASK, kind))
         rules.add_rule(refuse, "connect")
         rules.add_rule(refuse, "sendto", pyseccomp.Arg(4, pyseccomp.NE, 0))  # an address
-        for name in _DONE_FOR_IT + _OUTLIVE_THE_NOTEBOOK + SCHEDULING_GROUP:
+        for name in (*_DONE_FOR_IT, *_OUTLIVE_THE_NOTEBOOK, *SCHEDULING_GROUP,
+                     *PASSING_DESCRIPTORS):
             if pyseccomp.resolve_syscall(pyseccomp.Arch.NATIVE, name) >= 0:  # this libseccomp
                 rules.add_rule(refuse, name)  # knows it (an older one may not know the newest)
         with tempfile.TemporaryFile() as exported:

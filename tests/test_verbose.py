@@ -154,7 +154,8 @@ def test_the_fallbacks_network_filter_is_said_with_what_it_refuses(said):
         f"{len(program) // 8} instructions built with libseccomp, for itself and every program "
         "it runs: no socket of any family (a connected local socketpair stays), no connect, no "
         "send to an address, no io_uring, ptrace, process_vm_* or pidfd_getfd, no System V IPC "
-        "object or POSIX message queue, no new session")
+        "object or POSIX message queue, no new session, no sendmsg (no descriptor passed "
+        "through a socket pair)")
 
 
 @pytest.mark.parametrize("missing, why", [
