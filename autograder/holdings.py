@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .isolation import SCRATCH_BYTES, SHM_BYTES, TMP_BYTES
+from .sandbox.backstop import stat_fields
 
 MOST_BYTES = SCRATCH_BYTES + TMP_BYTES  # its working folder and TMPDIR together
 MOST_ENTRIES = 10_000  # files, folders and links in them together; an honest notebook makes few
@@ -43,6 +44,8 @@ TOO_MANY_ENTRIES = (f"made more than {MOST_ENTRIES:,} files and folders in its f
                     "working folder and TMPDIR), more than a notebook may hold")
 UNREADABLE = ("made a folder in its working folder or TMPDIR that the grader cannot look into "
               "(nested too deep, or without read permission), which a notebook may not hold")
+HIDDEN = ("started a process that hides its open files from the grader (it made itself "
+          "non-dumpable), which a notebook may not do")
 TOO_MUCH_SHARED = (f"wrote more than {MOST_SHARED_BYTES // 2**20} MiB to /dev/shm, more than "
                    "a notebook may hold")
 TOO_MANY_SHARED = (f"made more than {MOST_ENTRIES:,} files and folders in /dev/shm, more than "
@@ -107,18 +110,25 @@ def measure(root: str, most_bytes: int = MOST_BYTES, most_entries: int = MOST_EN
     return Held(total, entries)
 
 
-def removed_but_open(root: str, pids: list[int]) -> int:
+def removed_but_open(root: str, pids: list[int]) -> int | None:
     """Bytes on disk of the files beneath `root` that were removed while the processes `pids`
     still hold them, open or mapped into memory (each counted once): they take their blocks
     until the last descriptor closes and the last mapping goes, out of a look's sight. A file
     a program mapped and holds no descriptor of can be looked at only by root (through
     /proc/PID/map_files); an ordinary user's grader counts it as the most a file may hold
-    (MOST_FILE_BYTES). A process whose descriptors and mappings cannot be read (one that made
-    itself non-dumpable, where the grader is not root) is not counted."""
+    (MOST_FILE_BYTES). None when the grader is not root and a process's descriptors cannot
+    be read though it runs as the grader's uid (it made itself non-dumpable): what it holds
+    cannot be known."""
     total, counted = 0, set[int]()  # inodes: beneath `root` every file is on one file system
     prefix = os.path.join(root, "")
     for pid in pids:
-        for path in _descriptors(pid, prefix):
+        try:
+            paths = _descriptors(pid, prefix)
+        except PermissionError:  # as root: a container that took CAP_SYS_PTRACE away
+            if os.geteuid() != 0 and not _ending(pid):
+                return None
+            continue
+        for path in paths:
             try:
                 status = os.stat(path)
             except OSError:
@@ -145,10 +155,13 @@ def removed_but_open(root: str, pids: list[int]) -> int:
 
 
 def _descriptors(pid: int, prefix: str) -> list[str]:
-    """/proc paths of the descriptors of process `pid` that name a file beneath `prefix`."""
+    """/proc paths of the descriptors of process `pid` that name a file beneath `prefix`;
+    PermissionError when they cannot be read."""
     try:
         descriptors = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
+    except PermissionError:
+        raise
+    except OSError:  # gone
         return []
     found = []
     for descriptor in descriptors:
@@ -159,6 +172,16 @@ def _descriptors(pid: int, prefix: str) -> list[str]:
         except OSError:
             continue
     return found
+
+
+def _ending(pid: int) -> bool:
+    """Whether process `pid` is gone or ending (a zombie, or PF_EXITING among its flags): its
+    descriptors can then no longer be read whoever looks."""
+    fields = stat_fields(pid)
+    try:
+        return fields is None or fields[0] in (b"Z", b"X") or bool(int(fields[6]) & 0x4)
+    except (IndexError, ValueError):
+        return True
 
 
 def _mappings(pid: int, prefix: str) -> list[tuple[str, int]]:
@@ -184,7 +207,8 @@ def _mappings(pid: int, prefix: str) -> list[tuple[str, int]]:
 class Watch:
     """The looks at one running notebook's folders: `root` (its working folder and TMPDIR are
     beneath it, runner._scratch_folder), with the files there that its processes (`processes`,
-    their ids) removed but hold open or mapped, and, with `uid` (as root, a uid of the
+    the ids of its processes, the sandbox's relay first, which is the grader's own and not
+    looked into) removed but hold open or mapped, and, with `uid` (as root, a uid of the
     notebook's own), that uid's entries in /dev/shm. `look` is cheap to call often: it looks
     only when the last look is LOOK_EVERY seconds old, or COST_SHARE times as long as it took."""
 
@@ -203,8 +227,10 @@ class Watch:
             return self.over
         held = measure(self.root)
         if not held.over:
-            hidden = removed_but_open(self.root, self._processes())
-            if held.bytes + hidden > MOST_BYTES:
+            hidden = removed_but_open(self.root, self._processes()[1:])
+            if hidden is None:
+                held = Held(held.bytes, held.entries, HIDDEN)
+            elif held.bytes + hidden > MOST_BYTES:
                 held = Held(held.bytes + hidden, held.entries, TOO_MANY_BYTES)
         if not held.over and self.uid is not None:
             held = measure(SHARED_MEMORY, MOST_SHARED_BYTES, MOST_ENTRIES, owner=self.uid)

@@ -7,12 +7,15 @@ import contextlib
 import ctypes
 import mmap
 import os
+import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from autograder import holdings
+from autograder.sandbox.backstop import stat_fields
 
 pytestmark = pytest.mark.fast
 
@@ -155,3 +158,40 @@ def test_an_open_file_whose_name_only_says_deleted_is_counted_once(tmp_path):
         removed.unlink()
         hidden = holdings.removed_but_open(str(tmp_path), [os.getpid()])
     assert 2**20 <= hidden < 2**20 + 64 * 1024
+
+
+def test_a_process_that_hides_its_descriptors_from_an_ordinary_user_s_grader_is_stopped(
+        tmp_path, monkeypatch):
+    """Run by an ordinary user, every notebook process is the grader's uid, whose descriptors
+    the grader reads unless the process made itself non-dumpable (then the kernel answers
+    EACCES): what it holds open cannot be counted. The sandbox's relay (first) is the grader's
+    own, and a process that is ending (here a zombie) answers EACCES too: neither counts."""
+    sleeper = subprocess.Popen(["sleep", "60"])
+    zombie = subprocess.Popen(["true"])
+    try:
+        while (stat_fields(zombie.pid) or [b"Z"])[0] != b"Z":
+            time.sleep(0.01)
+        hidden: list[int] = []
+        real = os.listdir
+
+        def refused(path):
+            if any(str(path) == f"/proc/{pid}/fd" for pid in hidden + [zombie.pid]):
+                raise PermissionError(13, "Permission denied")
+            return real(path)
+
+        monkeypatch.setattr(holdings.os, "listdir", refused)
+        monkeypatch.setattr(holdings.os, "geteuid", lambda: 1000)
+        now = [0.0]
+        processes = [os.getpid(), sleeper.pid, zombie.pid]
+        watch = holdings.Watch(str(tmp_path), clock=lambda: now[0],
+                               processes=lambda: processes)
+        now[0] += holdings.LOOK_EVERY
+        hidden.append(os.getpid())  # the relay
+        assert watch.look() == ""
+        hidden.append(sleeper.pid)
+        now[0] = watch.due
+        assert watch.look() == holdings.HIDDEN
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+        zombie.wait()

@@ -968,6 +968,34 @@ def test_a_classmate_whose_own_threads_a_notebook_crowded_out_is_graded_again_al
                    for student in ("a_holds", "honest_1", "honest_2")), notes
 
 
+# A program the notebook runs makes itself non-dumpable (ctypes works there), so that a grader
+# run by an ordinary user cannot read its descriptors, and holds 100 MiB of removed files open.
+HIDES_REMOVED_FILES = f"""
+import subprocess
+PROGRAM = "import ctypes\\nctypes.CDLL(None).prctl(4, 0, 0, 0, 0)\\n"  # PR_SET_DUMPABLE, 0
+subprocess.run(["python3", "-c", PROGRAM + {HOLDS_REMOVED_FILES_OPEN!r}])
+"""
+
+
+def test_a_notebook_that_hides_what_it_holds_from_an_ordinary_user_s_grader_is_stopped():
+    """Run by an ordinary user, the grader reads a notebook's descriptors as the same uid,
+    unless a process made itself non-dumpable: such a process held removed files unseen. The
+    honest classmate graded beside it (whose relay is non-dumpable by design) keeps every
+    point."""
+    with folder_of_an_ordinary_user() as (folder, become, uid):
+        submitted = folder / "submitted"
+        fixtures.place(submitted, "aaa_hides", PARSE, fixtures.build_submission(
+            PARSE, {"answer_parse_cron_field": ANSWER},
+            [("answer_parse_cron_field", HIDES_REMOVED_FILES)]))
+        fixtures.place(submitted, "bo", PARSE, fixtures.honest_submission(PARSE))
+        _, out = grade_class_as(become, folder, uid, submitted)
+        grades = Grades.read(out)
+        assert (grades.score("aaa_hides", PARSE.notebook), grades.score("bo", PARSE.notebook)) \
+            == (0, PARSE.max_score)
+        assert "the notebook started a process that hides its open files from the grader" \
+            in _feedback(out, "aaa_hides")
+
+
 def test_a_notebook_with_a_bug_is_graded_once_where_no_process_was_short():
     """Run by an ordinary user without bubblewrap, with the user's process limit lowered, a
     notebook that loses points to its own bug beside classmates who hold only what honest work
