@@ -605,6 +605,25 @@ def _report_hidden_folders(converter: BaseConverter) -> None:
             "hidden folders; rename the folder to grade it", escape.one_line(student, 200))
 
 
+def _report_assignment_folders_in_another_case(converter: BaseConverter) -> None:
+    """Name each student's folder for this assignment spelled in another case (`Schedules/`),
+    which nbgrader, matching folder names letter for letter, passes over without a word
+    (grade-batch grades it)."""
+    assignment = converter.coursedir.assignment_id
+    if converter.coursedir.student_id != "*" or glob.has_magic(assignment):
+        return
+    for folder in sorted(glob.glob(converter._format_source("*", "*"))):
+        name = os.path.basename(folder)
+        if name == assignment or name.casefold() != assignment.casefold():
+            continue
+        student = os.path.basename(os.path.dirname(folder))
+        converter.log.warning(
+            "Not graded: the folder '%s' of student '%s' is not spelled like the assignment "
+            "'%s', and nbgrader matches folder names letter for letter; rename it to '%s' to "
+            "grade it", escape.one_line(name, 200), escape.one_line(student, 200), assignment,
+            assignment)
+
+
 def _check_submission(converter: BaseConverter, assignment_id: str, student_id: str) -> None:
     """Refuse, with one sentence, a submission folder that is not the student's own."""
     source = converter._format_source(assignment_id, student_id)
@@ -720,6 +739,7 @@ def _guarded_init_notebooks(self: BaseConverter) -> None:
         _refuse_student_ids(self)
     if isinstance(self, Autograde):  # where nbgrader creates the students it has not seen
         _report_look_alike_ids(self)
+        _report_assignment_folders_in_another_case(self)
 
 
 def _guarded_init_assignment(self: BaseConverter, assignment_id: str, student_id: str) -> None:

@@ -17,6 +17,7 @@ so in a temporary course whose class holds:
   not UTF-8, and a hidden `.late` (passed over in silence); `zz`, honest, sorts after them,
   and hands in pages of its own beside the notebook (`index.html`, a `02_cron_matches.html`);
 - pipe: 01 is a named pipe (nbgrader waited on it for ever);
+- cased: honest 01 in `Schedules/` (nbgrader passed over it without a word);
 - ansi: honest, with an added grade cell whose grade_id is terminal escapes; ctype: honest,
   whose grade cell's type is terminal escapes (nbformat's validation error named it raw);
 - attach: honest, with an image whose attachment is missing (nbgrader's feedback failed);
@@ -116,6 +117,8 @@ def course(tmp_path_factory) -> Path:
     os.mkfifo(submitted / "pipe" / "schedules" / f"{PARSE.notebook}.ipynb")
     os.symlink("/dev/zero", submitted / "bo" / "schedules" / "timestamp.txt")
     fixtures.place(submitted, "stamp", PARSE, honest)
+    fixtures.place(submitted, "cased", PARSE, honest)
+    (submitted / "cased" / "schedules").rename(submitted / "cased" / "Schedules")
     typed = json.loads(nbformat.writes(honest))
     for cell in typed["cells"]:
         if cell["metadata"].get("nbgrader", {}).get("grade"):
@@ -188,6 +191,15 @@ def test_a_student_id_nbgrader_would_mishandle_is_refused_without_stopping_the_b
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as book:
         ids = {student.id for student in book.students}
     assert not ids & {*MISHANDLED, ".late"} and "zz" in ids
+
+
+def test_an_assignment_folder_spelled_in_another_case_is_named_in_the_log(course):
+    """nbgrader matches `schedules` letter for letter: `cased/Schedules/` was passed over
+    without a word, where grade-batch grades it."""
+    course, autograde = course
+    assert ("Not graded: the folder 'Schedules' of student 'cased' is not spelled like the "
+            "assignment 'schedules'") in autograde.stderr, autograde.stderr[-3000:]
+    assert not (course / "autograded" / "cased").exists()
 
 
 def test_no_terminal_escape_a_student_wrote_reaches_nbgrader_s_log(course):
