@@ -53,3 +53,34 @@ def test_figures_use_no_default_colour_cycle_and_are_titled(path):
     assert "set_title(" in code or "suptitle(" in code, f"{path.name}: a figure without a title"
     assert ("set_xlabel(" in code and "set_ylabel(" in code) or 'axis("off")' in code, (
         f"{path.name}: a figure without labelled axes")
+
+
+def test_the_capstone_timeline_is_the_same_whatever_order_its_events_arrive_in():
+    """07's timeline shows the replayed day, whose two triggers fired at once finish in an order
+    that timing decides: drawn from the events in either order, the picture is the same."""
+    import io
+    from datetime import UTC, datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    notebook = nbformat.read(SOLUTIONS / "capstone" / "07_safe_scheduler.ipynb", as_version=4)
+    source = next(cell.source for cell in notebook.cells
+                  if cell.cell_type == "code" and "def draw_timeline" in cell.source)
+    namespace = {"datetime": datetime, "timedelta": timedelta, "UTC": UTC, "ZoneInfo": ZoneInfo}
+    exec(compile(source, "07 timeline cell", "exec"), namespace)  # noqa: S102 (the course's own cell)
+    events = namespace["ILLUSTRATION"]
+    assert any(a["window"] == b["window"] and a["at"] == b["at"] and a is not b
+               for a in events for b in events), "the illustration has no two events at one moment"
+
+    def png(history: list) -> bytes:
+        figure = namespace["draw_timeline"](history, "order")
+        out = io.BytesIO()
+        figure.savefig(out, format="png", metadata={"Software": None})
+        plt.close(figure)
+        return out.getvalue()
+
+    assert png(list(events)) == png(list(reversed(events)))
