@@ -90,6 +90,11 @@ def student_folder(out: Path, found: discovery.Discovery, student: str) -> Path:
     return Path(out) / "students" / found.folder(student)
 
 
+def counted(number: int, noun: str) -> str:
+    """'1 notebook', '3 notebooks': a count and its noun, singular for one."""
+    return f"{number:,} {noun}" + ("" if number == 1 else "s")
+
+
 @dataclass
 class Summary:
     graded: int = 0
@@ -106,7 +111,7 @@ class Summary:
 
     def line(self, out: Path) -> str:
         rate = self.graded / self.seconds if self.seconds > 0 else 0.0
-        text = (f"graded {self.graded} notebooks, skipped {self.unchanged} unchanged, "
+        text = (f"graded {counted(self.graded, 'notebook')}, skipped {self.unchanged} unchanged, "
                 f"{self.unreadable} could not be graded, in {self.seconds:.1f} s "
                 f"({rate:.1f} notebooks/s)")
         if self.interrupted:
@@ -122,13 +127,14 @@ class Summary:
                                                        else ""))
         if self.graded_again:
             shown = ", ".join(escape.one_line(key, 160) for key in self.graded_again[:MAX_LISTED])
-            text += (f"\ngraded {len(self.graded_again)} notebooks again alone, after the rest, "
+            text += (f"\ngraded {counted(len(self.graded_again), 'notebook')} again alone, "
+                     "after the rest, "
                      "because processes could not be started for them while other "
                      f"notebooks ran (see the note column of grades.csv): {shown}"
                      + (", ..." if len(self.graded_again) > MAX_LISTED else ""))
         if self.failed:
-            text += (f"\nthe grader failed on {self.failed} notebooks (see the note column of "
-                     "grades.csv)")
+            text += (f"\nthe grader failed on {counted(self.failed, 'notebook')} (see the note "
+                     "column of grades.csv)")
         if self.stale:
             shown = ", ".join(escape.one_line(name, 80) for name in self.stale[:MAX_LISTED])
             text += (f"\n{out / 'students'} also holds folders of no student of this run "
@@ -139,7 +145,7 @@ class Summary:
             by_student: dict[str, list[str]] = {}
             for who, _, notebook, flag in self.flagged:
                 by_student.setdefault(who, []).append(f"{notebook}: {flag}" if notebook else flag)
-            text += (f"\ntampering noticed for {len(by_student)} students (all of it in "
+            text += (f"\ntampering noticed for {counted(len(by_student), 'student')} (all of it in "
                      f"{out / 'flags.csv'}):")
             listed = sorted(by_student.items())
             for student, mine in listed[:MAX_LISTED]:
@@ -147,7 +153,7 @@ class Summary:
                 if len(mine) > 1:
                     text += f" (and {len(mine) - 1} more)"
             if len(listed) > MAX_LISTED:
-                text += f"\n  ... and {len(listed) - MAX_LISTED:,} more students"
+                text += f"\n  ... and {counted(len(listed) - MAX_LISTED, 'more student')}"
         if self.alike:
             text += (f"\nwarning: {sum(map(len, self.alike))} students' folder names read like "
                      "another's (each graded as a student of their own, and flagged in "

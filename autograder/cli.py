@@ -343,7 +343,8 @@ def _merge(args: argparse.Namespace) -> int:
         students = shard.merge(args.shards, args.out)
     except shard.ShardError as error:
         raise UsageError(str(error)) from None
-    print(f"merged {len(args.shards)} shards ({students} students) into {args.out}",
+    print(f"merged {batch.counted(len(args.shards), 'shard')} "
+          f"({batch.counted(students, 'student')}) into {args.out}",
           file=sys.stderr)
     return 0
 

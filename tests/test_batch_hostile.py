@@ -336,7 +336,7 @@ def test_a_grading_failure_is_that_students_error(tmp_path, monkeypatch):
     assert set(rows) == {"ann", "bob", "cy"}
     assert rows["bob"]["score"] == "0" and "grader failed" in rows["bob"]["note"]
     assert rows["ann"]["score"] == rows["cy"]["score"] != "0"
-    assert summary.failed == 1 and "grader failed on 1 notebooks" in summary.line(tmp_path)
+    assert summary.failed == 1 and "grader failed on 1 notebook" in summary.line(tmp_path)
 
 
 def test_a_writing_failure_is_that_students_error(tmp_path, monkeypatch):

@@ -194,7 +194,7 @@ def test_a_rerun_grades_only_new_or_changed_notebooks(small_class, tmp_path):
     assert "graded 0 notebooks, skipped 3 unchanged" in again.stderr
     write(fixtures.honest_submission(PARSE), submitted / "bob/schedules/01_parse_cron_field.ipynb")
     changed = autograder("grade-batch", submitted, "--out", out)
-    assert "graded 1 notebooks, skipped 2 unchanged" in changed.stderr
+    assert "graded 1 notebook, skipped 2 unchanged" in changed.stderr
     assert "bob/schedules/01_parse_cron_field.ipynb" in changed.stderr
     assert {r["student"]: r["score"] for r in read_grades(out)
             if r["notebook"] == "01_parse_cron_field"}["bob"] == "25"

@@ -51,7 +51,7 @@ def test_a_time_out_is_never_reused_by_a_rerun(tmp_path):
     assert first.returncode == 0 and "graded 2 notebooks" in first.stderr, first.stderr
     again = subprocess.run(command, cwd=REPOSITORY, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
-    assert "graded 1 notebooks, skipped 1 unchanged" in again.stderr, again.stderr
+    assert "graded 1 notebook, skipped 1 unchanged" in again.stderr, again.stderr
     assert "lou/" in again.stderr and "ann/" not in again.stderr.split("graded 1")[0]
 
 

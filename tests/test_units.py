@@ -851,3 +851,16 @@ def test_a_thread_or_fork_that_could_not_start_is_told_from_the_notebook_s_resul
         {"event": "flag", "error": thread}, {"event": "forged", "outcome": fork},
         {"event": "case", "outcome": {"value": 1}},
         {"event": "done"}])
+
+
+def test_the_batch_summary_says_one_notebook_and_one_student_in_the_singular(tmp_path):
+    from autograder import batch
+
+    one = batch.Summary(graded=1, failed=1, graded_again=["ann/schedules/01"],
+                        flagged=[("ann", "schedules", "01", "notebook code tried to x")],
+                        seconds=1.0).line(tmp_path)
+    assert "graded 1 notebook, " in one and "failed on 1 notebook (" in one, one
+    assert "graded 1 notebook again alone" in one and "tampering noticed for 1 student (" in one
+    many = batch.Summary(graded=1603, failed=2, seconds=1.0).line(tmp_path)
+    assert "graded 1,603 notebooks, " in many and "failed on 2 notebooks (" in many, many
+    assert batch.counted(1, "more student") == "1 more student"
