@@ -37,7 +37,7 @@ class Row:
     unreadable: str = ""  # why a due notebook's timestamp.txt names no time (also in flags)
 
     def cells(self) -> tuple:
-        """A grades.csv row: the five columns every gradebook starts with (README,
+        """A grades.csv row: the five columns every gradebook starts with (docs/grader.md,
         `grade-batch`), then COLUMNS."""
         return (self.student, self.exercise.assignment, self.exercise.notebook,
                 self.result.score, self.result.max_score, self.lateness.submitted_text,

@@ -150,7 +150,7 @@ _DONE_FOR_IT = ("io_uring_setup", "io_uring_enter", "io_uring_register", "ptrace
 # machine, charged to the sandbox's control group, which the next notebook given that group
 # would then lack. No notebook needs them (multiprocessing's locks are files in /dev/shm).
 _OUTLIVE_THE_NOTEBOOK = ("shmget", "semget", "msgget", "ipc", "mq_open")
-# What `network_program` refuses, in words (for `-v` and the README).
+# What `network_program` refuses, in words (for `-v` and docs/sandbox.md).
 NETWORK_REFUSALS = ("no socket of any family (a connected local socketpair stays), no connect, "
                     "no send to an address, no io_uring, ptrace, process_vm_* or pidfd_getfd, "
                     "no System V IPC object or POSIX message queue, no new session, no "

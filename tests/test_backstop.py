@@ -1,4 +1,4 @@
-"""The wall clock stops code that waits, never code that computes slowly (README, Limits).
+"""The wall clock stops code that waits, never code that computes slowly (docs/grader.md, Limits).
 
 Limits are CPU time; the wall-clock backstop is for code that sleeps or blocks. On a machine
 so busy that a sandbox gets a small share of a core, computing code passes its backstop too: it

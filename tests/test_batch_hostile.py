@@ -941,7 +941,7 @@ def _measure(submitted: Path, out: Path) -> dict:
 def test_grader_memory_per_submission_is_bounded(tmp_path):
     """A 3 GiB sparse file (named like the notebook, and named like nothing) is refused from
     its size alone; the largest notebook the grader reads costs it a bounded amount of memory
-    (README: "Limits")."""
+    (docs/grader.md: "Limits")."""
     submitted = tmp_path / "submitted"
     for student, name in (("big", f"{PARSE.notebook}.ipynb"), ("other", "homework.ipynb")):
         path = submitted / student / PARSE.assignment / name
@@ -978,7 +978,7 @@ def test_grader_memory_per_submission_is_bounded(tmp_path):
     assert "MiB of code" in rows["code"]["note"]
 
 
-MEMORY_BOUND_MB = 256  # the README's bound for the grader process grading one submission
+MEMORY_BOUND_MB = 256  # docs/grader.md's bound for the grader process grading one submission
 
 
 def test_nbgrader_metadata_full_of_values_costs_the_grader_bounded_memory(tmp_path):

@@ -1,4 +1,4 @@
-"""The grader's command line as the README describes it: `python -m autograder grade` and
+"""The grader's command line as docs/grader.md describes it: `python -m autograder grade` and
 `grade-batch`, run as a subprocess the way instructors and Gradescope run it."""
 
 from __future__ import annotations

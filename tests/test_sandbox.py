@@ -1,4 +1,4 @@
-"""What student code can and cannot do while `python -m autograder` grades it (README).
+"""What student code can and cannot do while `python -m autograder` grades it (docs/sandbox.md).
 
 Each test grades a small submission of notebook 01 whose code tries one thing and prints
 what happened; the sandbox must stop it without costing the grader a result.

@@ -1,4 +1,4 @@
-"""The same submission gets the same score in every sandbox mode (README: guarantees).
+"""The same submission gets the same score in every sandbox mode (docs/sandbox.md).
 
 bubblewrap, the fallback without it (macOS, containers that cannot create namespaces) and
 `--sandbox off` differ in how well they isolate student code, never in how they grade it:

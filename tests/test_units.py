@@ -652,7 +652,7 @@ def test_outcomes_read_as_the_reference_s_value_score_as_a_full_judgement_does()
 @pytest.mark.parametrize("wrap", [lambda v: [v], lambda v: (v,), lambda v: {"k": v},
                                   lambda v: frozenset({v})], ids=["list", "tuple", "dict", "set"])
 def test_a_value_is_compared_40_levels_deep_and_past_that_is_too_large(wrap):
-    """README, Limits: "compared up to ... 40 levels deep"; what to_plain gives at any depth
+    """docs/grader.md, Limits: "compared up to ... 40 levels deep"; what to_plain gives at any depth
     still reads as plain data."""
     def nested(levels):
         value = 0
