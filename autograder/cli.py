@@ -97,7 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--sandbox", choices=("auto", "required", "off"), default="auto",
                          help="auto (default): bubblewrap if it works, else reduced isolation "
                               "with a warning; required: refuse to grade without bubblewrap; "
-                              "off: no isolation, UNSAFE, for debugging the grader only")
+                              "off: never bubblewrap, even where it works: the fallback's "
+                              "reduced isolation, UNSAFE, for debugging the grader only")
         sub.add_argument("-v", "--verbose", action="store_true",
                          help="say on stderr what the sandbox could and could not set up: "
                               "whether bubblewrap works (and why not), its options, the "
@@ -192,8 +193,8 @@ def _options(args: argparse.Namespace) -> grading.Options:
     reaping = processes.become_subreaper()
     sandbox = isolation.Isolation.choose(args.sandbox)  # may raise SandboxUnavailable
     if args.sandbox == "off":
-        print("warning: --sandbox=off runs student code without isolation; use it only to "
-              "debug the grader", file=sys.stderr)
+        print("warning: --sandbox=off runs student code without bubblewrap, with the "
+              "fallback's reduced isolation; use it only to debug the grader", file=sys.stderr)
     elif not sandbox.isolated:
         print("warning: bubblewrap (bwrap) is not available, so student code runs with reduced "
               "isolation (no file-system, network or process namespaces); install the Debian "

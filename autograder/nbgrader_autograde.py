@@ -209,8 +209,9 @@ class SandboxedGrading(NbGraderPreprocessor):
 
     sandbox = Enum(("auto", "required", "off"), default_value="auto",
                    help="auto: bubblewrap if it works, else reduced isolation with a warning; "
-                        "required: refuse to grade without bubblewrap; off: no isolation "
-                        "(debugging the grader only)").tag(config=True)
+                        "required: refuse to grade without bubblewrap; off: never bubblewrap, "
+                        "the fallback's reduced isolation (debugging the grader only)"
+                   ).tag(config=True)
     time_limit = Float(None, allow_none=True,
                        help="seconds per notebook (default: the rubric's)").tag(config=True)
     memory_limit = Integer(None, allow_none=True,

@@ -221,7 +221,7 @@ def test_without_bubblewrap_processes_are_still_ended(tmp_path):
                            tmp_path / "01_parse_cron_field.ipynb", "--results",
                            tmp_path / "r.json"], cwd=REPOSITORY, capture_output=True,
                           text=True, timeout=120)
-    assert done.returncode == 0 and "without isolation" in done.stderr
+    assert done.returncode == 0 and "without bubblewrap" in done.stderr
     assert "25 / 25 points" in done.stdout
     time.sleep(0.2)
     assert processes_with(marker) == []
