@@ -173,3 +173,21 @@ def test_a_word_of_the_trade_is_explained_where_it_is_first_used(notebook_name):
         assert first == where + explanation.find(word), (
             f"{notebook_name} uses {word!r} before it explains it: "
             f"{text[max(0, first - 60):first + 60]!r}")
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.notebook)
+def test_each_student_copy_says_which_cells_run_when_it_is_graded(exercise):
+    """Only the setup cells, the answer cells and the student's own cells run when a notebook is
+    graded, so a function that uses a name of a worked example or a self-check (05's `math`, 02's
+    `as_cron_days`) passes every self-check and still loses its points. The student copy says
+    so, and names the setup cells exactly when the notebook has some."""
+    from autograder.reference import setup_sources
+
+    notebook = nbformat.read(RELEASE / exercise.path, as_version=4)
+    text = plain_text(" ".join(cell.source for cell in notebook.cells
+                               if cell.cell_type == "markdown"))
+    said = re.search(r"When your notebook is graded, only (.*?) are run, not the [^.]*self-checks?"
+                     r", so [^.]* in your answer cells?", text)
+    assert said, f"notebooks/{exercise.path} does not say which cells run when it is graded"
+    assert ("setup cell" in said.group(1)) == bool(setup_sources(exercise)), (
+        f"notebooks/{exercise.path} says that {said.group(1)} run when it is graded")
