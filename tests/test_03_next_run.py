@@ -211,6 +211,26 @@ def test_the_strictly_after_figure_shows_the_stuck_loop():
     assert figure["scheduler_fires"](False) == [figure["rebalance_times"][0]] * 5
 
 
+def test_after_downtime_the_scheduler_loop_runs_every_missed_run_at_once(names, capsys):
+    """Going further's catch-up cell: the loop of "Why strictly after matters", restarted on
+    Tuesday 11:00 after Friday's rebalance, finds Monday's and Tuesday's 09:30 already past and
+    runs both at once (what the catch-up policies below it are about), then sleeps until
+    Wednesday; croniter agrees, and the stored output says so."""
+    notebook = nbformat.read(SOLUTIONS / EXERCISE.path, as_version=4)
+    cell = next(c for c in notebook.cells if nbgrader_meta(c).get("grade_id") == "code_7b3d9e14")
+    loop = dict(names)
+    exec(cell.source, loop)
+    rebalance, back_at = loop["rebalance"], loop["back_at"]
+    after, runs = loop["last_run"], []
+    while (after := croniter(rebalance, after, day_or=False).get_next(datetime)) <= back_at:
+        runs.append(after)
+    assert loop["caught_up"] == runs == [datetime(2025, 6, 9, 9, 30), datetime(2025, 6, 10, 9, 30)]
+    assert loop["due"] == after == datetime(2025, 6, 11, 9, 30)
+    printed = "".join(output.get("text", "") for output in cell.outputs)
+    assert printed == capsys.readouterr().out
+    assert "2 missed runs start within moments of each other at 11:00" in printed
+
+
 def test_the_holiday_calendar_is_a_list_of_weekdays():
     with open(DATA / "market_holidays.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))

@@ -61,6 +61,20 @@ def test_05_the_burst_at_zero_seconds_is_right_of_each_panels_edge():
             "500 first requests (0 to 0.1 s) is drawn under the vertical axis")
 
 
+def test_05_the_delays_figure_numbers_delays_as_the_exercise_does():
+    """Column i is delay i, the wait after failure i, both counted from 0 as in the exercise.
+    An axis that read "attempt i (failures so far)" counted one failure more than delay i
+    follows: the off-by-one the notebook's pitfalls warn about."""
+    names, (figure,) = draw("05_backoff_delays", "code_927f93a8")
+    ax = figure.axes[0]
+    label = ax.get_xlabel()
+    assert "delay i" in label and "after failure i" in label and "so far" not in label, label
+    assert list(ax.get_xticks()) == list(range(10))
+    for i, column in enumerate(zip(*names["draws"], strict=True)):
+        ceiling = min(names["spread_cap"], names["spread_base"] * 2 ** i)
+        assert max(column) <= ceiling, f"column {i} rises above delay {i}'s ceiling {ceiling}"
+
+
 def test_06_every_bar_label_stands_clear_of_the_axes_frame():
     _, (figure,) = draw("06_append_if_new", "code_24bc19e9")
     renderer = figure.canvas.get_renderer()

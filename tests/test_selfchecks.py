@@ -263,6 +263,20 @@ TOLD_OF_A_BUG = {
         "(both looked before either wrote): expected 'duplicate' and 'started', got 'started' and "
         "raised IntegrityError (UNIQUE constraint failed: runs.run_key); the database, not a check "
         "in Python, decides who is first"),
+    "07_safe_scheduler/deleted_first_attempt": (
+        "acquire_run(db, 'k1', T0 + 600 s, 300, 'worker-2'): expected action 'recovered' and "
+        "attempt 2, got {'action': 'recovered', 'attempt': 1"),
+    "07_safe_scheduler/stale_lease_never_recovered": (
+        "got {'action': 'duplicate', 'attempt': 1, 'raw_hash': 'abc'} (RUNNING and now >= "
+        "lease_expires_at (T0 + 300 s): recovered as attempt + 1"),
+    "07_safe_scheduler/recovery_refetches": (
+        "the recovered run must resume from the first attempt's raw input: expected raw_hash "
+        "39117c511014... (the first fetch), got"),
+    "07_safe_scheduler/validation_retried": (
+        "a negative price: expected 1 fetch, got 3: only a TransientError is retried (step 3)"),
+    "07_safe_scheduler/unfenced_artifacts": (
+        "once holds_run returns False, write nothing, remove nothing, do not call finish_run, and "
+        "return status LOST at once"),
     "07_safe_scheduler/key_ignores_config_hash": (
         'the recipe hashes this exact text (UTF-8): {"config_hash":'),
     "07_safe_scheduler/error_message_stored": (

@@ -23,6 +23,7 @@ OUTSIDE = "a value outside `low..high`"
 NAMED = "**for a value outside `low..high`, the message contains that value**"
 REVERSED = "a reversed range (`\"5-1\"`)"
 BAD_STEP = "a step that is not a positive whole number"
+NO_START = "a step with nothing before it to count from"
 
 
 def field(text: str, low: int, high: int, name: str, weight: float = 1.0, *, rule: str,
@@ -91,7 +92,7 @@ CASES = [
             rule=OUTSIDE),
     rejects("*/0", 0, 59, "a step of 0 is rejected", weight=0.75, rule=BAD_STEP),
     rejects("*/", 0, 59, "a missing step is rejected", weight=0.5, rule=BAD_STEP),
-    rejects("/5", 0, 59, "a step with nothing before it is rejected", weight=0.5, rule=BAD_STEP),
+    rejects("/5", 0, 59, "a step with nothing before it is rejected", weight=0.5, rule=NO_START),
     rejects("*/x", 0, 59, "a step that is not a number is rejected", weight=0.5, rule=BAD_STEP),
     rejects("1-5/0", 0, 59, "a range step of 0 is rejected", weight=0.5, rule=BAD_STEP),
     rejects("1-2-3", 0, 59, "a range with two dashes is rejected", weight=0.5, rule=TWO_DASHES),
