@@ -185,8 +185,8 @@ def test_the_either_day_figure_reports_what_croniter_and_the_reference_say(cron_
 def test_the_worked_example_week_agrees_with_the_reference(cron_matches):
     notebook = nbformat.read(SOLUTIONS / EXERCISE.path, as_version=4)
     names: dict = {}
-    exec(_cell(notebook, "setup").source, names)
-    exec(_cell(notebook, "code_desk_week").source, names)
+    for grade_id in ("setup", "setup_example_helpers", "code_desk_week"):
+        exec(_cell(notebook, grade_id).source, names)
     expressions = [expression for expression, _ in names["DESK_JOBS"].values()]
     by_reference = names["week_grid"](
         lambda moment: sum(cron_matches(e, moment) for e in expressions), names["WEEK"])
