@@ -176,12 +176,21 @@ def csv_key(value: object) -> str:
 def code_points(value: object) -> str:
     """`value` in printable ASCII: every other character as its code point (\\u00e9 for a
     composed `é`, `e\\u0301` for `e` and a combining accent, \\uff41 for a fullwidth `ａ`),
-    a literal backslash doubled, so that different names never read alike in it."""
+    and a space no one sees (at an end, or beside another space) as \\u0020, a literal
+    backslash doubled, so that different names never read alike in it (`ada ` and `ada`)."""
     shown = text(value)
-    if shown.isascii() and shown.isprintable() and "\\" not in shown:
+    if shown.isascii() and shown.isprintable() and "\\" not in shown \
+            and shown.strip(" ") == shown and "  " not in shown:
         return shown
-    return "".join("\\\\" if character == "\\" else character if " " <= character <= "~"
-                   else _shown(character) for character in shown)
+    return "".join("\\\\" if character == "\\" else character
+                   if " " <= character <= "~" and not _unseen_space(shown, index)
+                   else _shown(character) for index, character in enumerate(shown))
+
+
+def _unseen_space(shown: str, index: int) -> bool:
+    """Whether `shown[index]` is a space no one sees: at an end, or beside another space."""
+    return shown[index] == " " and (index in (0, len(shown) - 1) or shown[index - 1] == " "
+                                    or shown[index + 1] == " ")
 
 
 def unmistakable(value: object) -> str:
