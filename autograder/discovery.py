@@ -207,12 +207,16 @@ def student_names(names: list[str]) -> dict[str, str]:
 def alike_key(name: str) -> str:
     """What a name reads as to a disk that ignores case or Unicode normalisation (`Ada` and
     `ada` on macOS or Windows, `José` with its accent composed or not) and to a person
-    (fullwidth `ａｄａ` and `ada`): Unicode's compatibility caseless match (NFKD of the case
-    folded NFKD of the case folded NFD; folding case can undo a normal form). Names with one
-    key read alike. Letters of other scripts that look Latin (Cyrillic `а`) keep keys of
+    (fullwidth `ａｄａ` and `ada`; `ada` with a character drawn as nothing in it, such as a
+    variation selector, as UTS #39's skeleton drops them; `ada` with white space at an end,
+    or two spaces for one inside): Unicode's compatibility caseless match (NFKD of the case
+    folded NFKD of the case folded NFD; folding case can undo a normal form), without the
+    default-ignorable code points, and white space as one space between words. Names with
+    one key read alike. Letters of other scripts that look Latin (Cyrillic `а`) keep keys of
     their own here: `confusable_key` tells those."""
     folded = unicodedata.normalize("NFD", name).casefold()
-    return unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", folded).casefold())
+    key = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", folded).casefold())
+    return " ".join(escape.DEFAULT_IGNORABLE.sub("", key).split())
 
 
 def confusable_key(name: str) -> str:
@@ -388,8 +392,8 @@ def output_folders(students: Iterable[str]) -> dict[str, str]:
 
     names = sorted(set(students))
     base = {name: name if kept_on_every_disk(name) else hashed(name) for name in names}
-    alike = look_alikes(base.values())
-    wanted = {name: hashed(name) if base[name] in alike else base[name] for name in names}
+    alike = look_alikes(names)  # `ada` beside `ada ` too, which a disk would not keep
+    wanted = {name: hashed(name) if name in alike else base[name] for name in names}
     folders: dict[str, str] = {}
     taken: tuple[set[str], ...] = tuple(set() for _ in ALIKE_KEYS)
     # Names kept as they are come first: only a made-up folder ever gets a number.

@@ -33,15 +33,24 @@ _SURROGATES = re.compile("[\ud800-\udfff]")
 # make a terminal line, a report or a spreadsheet cell read differently from what it holds,
 # or make two different names look the same.
 SHOWN_AS_ESCAPES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs"})
+# The code points Unicode calls default-ignorable (Default_Ignorable_Code_Point): drawn as
+# nothing, whatever their category. Besides the format characters above: the combining
+# grapheme joiner, Hangul fillers, Khmer inherent vowels, Mongolian and other variation
+# selectors, and the unassigned code points of their blocks. `ada` followed by one prints
+# as `ada`.
+DEFAULT_IGNORABLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
+# Shown as escapes too: unassigned code points (category Cn), which no font draws.
+_ESCAPED_CATEGORIES = SHOWN_AS_ESCAPES | {"Cn"}
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 # Characters a spreadsheet or a CSV import may drop or trim before it looks for a formula:
 # controls, format characters (zero-width spaces, the byte-order mark), every kind of white
-# space (no-break and ideographic spaces, line separators), and the other code points Unicode
-# calls default-ignorable (Hangul fillers, variation selectors, the combining grapheme joiner).
+# space (no-break and ideographic spaces, line separators), and the other default-ignorable
+# code points (Hangul fillers, variation selectors, the combining grapheme joiner).
 _PASSED_OVER = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
-_IGNORABLE = re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f"
-                        "\uffa0\U000e0100-\U000e01ef]")
 
 
 def text(value: object) -> str:
@@ -82,15 +91,23 @@ def _shown(character: str) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+def shown_as_escape(character: str) -> bool:
+    """Whether `terminal` shows `character` as an escape: a character of a category of
+    SHOWN_AS_ESCAPES, an unassigned one, or one that is drawn as nothing
+    (DEFAULT_IGNORABLE)."""
+    return unicodedata.category(character) in _ESCAPED_CATEGORIES \
+        or DEFAULT_IGNORABLE.match(character) is not None
+
+
 def terminal(value: object) -> str:
     """One line for a terminal: control and format characters (newlines, ANSI escapes,
-    carriage returns, bidirectional overrides, zero-width spaces) shown as visible escapes
-    such as \\n, \\e and \\u200b."""
+    carriage returns, bidirectional overrides, zero-width spaces), and characters drawn as
+    nothing (a variation selector, a Hangul filler, an unassigned code point) shown as visible
+    escapes such as \\n, \\e, \\u200b and \\u3164 (`shown_as_escape`)."""
     shown = text(value)
-    if shown.isprintable():  # no character of SHOWN_AS_ESCAPES: the check runs in C
-        return shown
-    category = unicodedata.category
-    return "".join(_shown(character) if category(character) in SHOWN_AS_ESCAPES else character
+    if shown.isprintable() and (shown.isascii() or not DEFAULT_IGNORABLE.search(shown)):
+        return shown  # nothing shown as an escape: the checks run in C
+    return "".join(_shown(character) if shown_as_escape(character) else character
                    for character in shown)
 
 
@@ -144,7 +161,7 @@ def _visible_start(value: str) -> str:
     category = unicodedata.category
     for index, character in enumerate(value):
         if not (character.isspace() or category(character) in _PASSED_OVER
-                or _IGNORABLE.match(character)):
+                or DEFAULT_IGNORABLE.match(character)):
             return value[index:]
     return ""
 
@@ -159,12 +176,21 @@ def csv_key(value: object) -> str:
 def code_points(value: object) -> str:
     """`value` in printable ASCII: every other character as its code point (\\u00e9 for a
     composed `é`, `e\\u0301` for `e` and a combining accent, \\uff41 for a fullwidth `ａ`),
-    a literal backslash doubled, so that different names never read alike in it."""
+    and a space no one sees (at an end, or beside another space) as \\u0020, a literal
+    backslash doubled, so that different names never read alike in it (`ada ` and `ada`)."""
     shown = text(value)
-    if shown.isascii() and shown.isprintable() and "\\" not in shown:
+    if shown.isascii() and shown.isprintable() and "\\" not in shown \
+            and shown.strip(" ") == shown and "  " not in shown:
         return shown
-    return "".join("\\\\" if character == "\\" else character if " " <= character <= "~"
-                   else _shown(character) for character in shown)
+    return "".join("\\\\" if character == "\\" else character
+                   if " " <= character <= "~" and not _unseen_space(shown, index)
+                   else _shown(character) for index, character in enumerate(shown))
+
+
+def _unseen_space(shown: str, index: int) -> bool:
+    """Whether `shown[index]` is a space no one sees: at an end, or beside another space."""
+    return shown[index] == " " and (index in (0, len(shown) - 1) or shown[index - 1] == " "
+                                    or shown[index + 1] == " ")
 
 
 def unmistakable(value: object) -> str:

@@ -124,14 +124,15 @@ _sandboxes: dict[str, isolation.Isolation] = {}
 
 def safe_text(text: str, limit: int | None = MAX_MESSAGE) -> str:
     """`text` with every control and formatting character (terminal escapes, bidi overrides,
-    NUL) shown as a `\\x..`/`\\u....` escape, cut to `limit` characters (None: never cut)."""
+    NUL) and every character drawn as nothing (`escape.shown_as_escape`) shown as a
+    `\\x..`/`\\u....` escape, cut to `limit` characters (None: never cut)."""
     text = str(text)
-    if text.replace("\n", "").isprintable():  # nothing to show as an escape (checked in C)
-        joined = text
+    if text.replace("\n", "").isprintable() and not escape.DEFAULT_IGNORABLE.search(text):
+        joined = text  # nothing to show as an escape (checked in C)
     else:
         shown = []
         for char in text:
-            if char == "\n" or unicodedata.category(char) not in escape.SHOWN_AS_ESCAPES:
+            if char == "\n" or not escape.shown_as_escape(char):
                 shown.append(char)
             else:
                 code = ord(char)

@@ -26,7 +26,9 @@ A score is empty when nothing was submitted. An assignment column is named
 The second row is Canvas's "Points Possible" row. Canvas matches students by `ID`, then
 `SIS User ID`, then `SIS Login ID`; an assignment column without a Canvas id creates a new
 assignment on import. Text cells that a spreadsheet would run as a formula (`=`, `+`, `-`,
-`@` first) get a leading apostrophe.
+`@` first) get a leading apostrophe. A student id keeps every character (one that no one
+sees, such as an unassigned code point, written as an escape), so that no two students share
+an id cell (`student_id_cell`).
 """
 
 from __future__ import annotations
@@ -45,9 +47,18 @@ from .export import CANVAS_FIXED as COLUMNS  # Canvas's fixed columns, as grade-
 
 def spreadsheet_safe(text: object) -> str:
     """One line (unprintable characters become spaces) that no spreadsheet runs as a formula,
-    by the gradebook's own rule (`escape.csv_cell`)."""
+    by the gradebook's own rule (`escape.csv_cell`): for names and e-mail addresses."""
     text = "" if text is None else str(text)
     return escape.csv_cell("".join(char if char.isprintable() else " " for char in text))
+
+
+def student_id_cell(student_id: object) -> str:
+    """A student id as a cell of its own: `escape.csv_cell`, which shows a character no one
+    sees (an unassigned code point, a control) as an escape and never runs a formula. Unlike
+    `spreadsheet_safe` it never makes two ids one: `ada` followed by a no-break space, by an
+    ideographic space or by an unassigned code point were each the cell `ada ` (and one
+    student's row in an LMS)."""
+    return escape.csv_cell("" if student_id is None else str(student_id))
 
 
 def _points(value: float) -> str:
@@ -94,7 +105,7 @@ class CsvExportPlugin(ExportPlugin):
                     score = max(0.0, raw - penalty)
                 writer.writerow([
                     spreadsheet_safe(assignment.name), _number(assignment.duedate),
-                    _number(timestamp), spreadsheet_safe(student.id),
+                    _number(timestamp), student_id_cell(student.id),
                     spreadsheet_safe(student.last_name), spreadsheet_safe(student.first_name),
                     spreadsheet_safe(student.email), _number(raw), _number(penalty),
                     _number(score), _number(assignment.max_score)])
@@ -129,11 +140,12 @@ class CanvasExportPlugin(ExportPlugin):
                          *(_points(a.max_score) for a in assignments)])
         for student in sorted(students, key=lambda s: s.id):
             if student.last_name or student.first_name:
-                shown = ", ".join(p for p in (student.last_name, student.first_name) if p)
+                shown = spreadsheet_safe(", ".join(
+                    p for p in (student.last_name, student.first_name) if p))
             else:
-                shown = student.id
-            row = [spreadsheet_safe(shown), spreadsheet_safe(student.lms_user_id or ""),
-                   spreadsheet_safe(student.id), spreadsheet_safe(student.id), ""]
+                shown = student_id_cell(student.id)
+            row = [shown, spreadsheet_safe(student.lms_user_id or ""),
+                   student_id_cell(student.id), student_id_cell(student.id), ""]
             for assignment in assignments:
                 try:
                     submission = gradebook.find_submission(assignment.name, student.id)

@@ -596,20 +596,84 @@ def test_folder_and_file_names_that_start_invisibly_with_a_formula_stay_inert(tm
     assert notes and "counted for 01_parse_cron_field" in notes[0], _rows(out)
 
 
-def test_terminal_escapes_exactly_the_control_and_format_categories():
-    """Every code point is shown as itself or as an escape by its Unicode category alone, and
-    the nbgrader path (safe_text) escapes the very same characters."""
+# Code points drawn as nothing that no category of escape.SHOWN_AS_ESCAPES holds: the combining
+# grapheme joiner, Hangul fillers, Khmer inherent vowels, Mongolian and other variation
+# selectors (Unicode's Default_Ignorable_Code_Point, less its format characters and its
+# unassigned code points).
+DRAWN_AS_NOTHING = frozenset({0x34F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D,
+                              0x180F, 0x3164, 0xFFA0, *range(0xFE00, 0xFE10),
+                              *range(0xE0100, 0xE01F0)})
+
+
+def test_terminal_escapes_controls_formats_and_what_is_drawn_as_nothing():
+    """Every code point is shown as itself or as an escape: by its Unicode category (controls,
+    format characters, separators, private use, unassigned code points), or because it is
+    drawn as nothing (DRAWN_AS_NOTHING: `ada` followed by a variation selector printed as
+    `ada`); and the nbgrader path (safe_text) escapes the very same characters."""
     from autograder.nbgrader_autograde import safe_text
 
     for code in range(0x110000):
         character = chr(code)
         if 0xD800 <= code <= 0xDFFF:
             continue  # lone surrogates become U+FFFD first (escape.text)
-        escaped = unicodedata.category(character) in escape.SHOWN_AS_ESCAPES
+        category = unicodedata.category(character)
+        escaped = category in escape.SHOWN_AS_ESCAPES or category == "Cn" \
+            or code in DRAWN_AS_NOTHING
         assert (escape.terminal(character) != character) is escaped, hex(code)
         if code % 97 == 0 or escaped:
             assert (safe_text(character) != character) is (escaped and character != "\n"), \
                 hex(code)
+    assert escape.terminal("ada\u034f") == "ada\\u034f" != escape.terminal("ada")
+    assert escape.terminal("ada\U000e0080") == "ada\\U000e0080"  # unassigned
+
+
+# Folder names that print like `ada` but are not: a character drawn as nothing after it (the
+# combining grapheme joiner, a Hangul filler, a variation selector, an unassigned tag
+# character, a zero-width space), or white space at an end (a no-break space, an ideographic
+# space, a plain space).
+INVISIBLY_ADA = ("ada\u034f", "ada\u3164", "ada\ufe0f", "ada\U000e0080", "\u200bada",
+                 "ada\u00a0", "ada\u3000", "ada ")
+
+
+@pytest.mark.fast
+def test_names_that_differ_only_by_what_is_drawn_as_nothing_read_alike():
+    """Each of INVISIBLY_ADA reads like `ada` (UTS #39's skeleton drops default-ignorable code
+    points; a person sees no white space at an end), so it is flagged and gets an output
+    folder that does not look like ada's; names whose visible letters differ do not read
+    alike. Every cell and terminal line shows a character drawn as nothing as an escape."""
+    for name in INVISIBLY_ADA:
+        assert discovery.look_alikes(["ada", name, "bob"]) == {"ada": (name,), name: ("ada",)}, \
+            ascii(name)
+        folders = discovery.output_folders(["ada", name])
+        assert len({discovery.alike_key(folder) for folder in folders.values()}) == 2, folders
+    assert discovery.look_alikes(["ada", "a da", "ad a", "a\u2800da", "adam"]) == {}
+    drawn = [name for name in INVISIBLY_ADA if name.strip() == name]  # the rest: flagged
+    assert [escape.csv_key(name).count("\\") for name in drawn] == [1] * len(drawn), drawn
+    assert all("\\" in escape.terminal(name) for name in drawn), drawn
+
+
+def test_folder_names_that_print_like_another_s_are_flagged(tmp_path, monkeypatch):
+    """`ada` beside `ada` followed by the combining grapheme joiner, a variation selector or a
+    no-break space: every progress line, gradebook row and output folder read `ada`, and
+    nothing said that they were three students. They are graded apart and flagged as names
+    that read alike, and each name is shown apart wherever it is written."""
+    names = ("ada", "ada\u034f", "ada\ufe0f", "ada\u00a0")
+    submitted = _class(tmp_path, (*names, "dee"))
+    out = tmp_path / "out"
+    summary = _graded_apart(submitted, out, monkeypatch)
+    rows = {row["student"]: row for row in _rows(out)}
+    assert set(rows) == {"ada", "ada\\u034f", "ada\\ufe0f", "ada\u00a0", "dee"}, sorted(rows)
+    assert {row["score"] for row in rows.values()} == {f"{PARSE.items[0].points:g}"}
+    assert "(ada\\ufe0f in code points) reads like another student's" in \
+        rows["ada\\ufe0f"]["note"] and not rows["dee"]["note"]
+    with open(out / "flags.csv", newline="", encoding="utf-8") as handle:
+        flags = {row["student"]: row["flag"] for row in csv.DictReader(handle)}
+    assert set(flags) == set(rows) - {"dee"}, sorted(flags)
+    folders = {entry.name for entry in (out / "students").iterdir()}
+    assert len({discovery.alike_key(folder) for folder in folders}) == len(names) + 1, folders
+    text = summary.line(out)
+    assert f"warning: {len(names)} students' folder names read like another's" in text, text
+    assert "(ada\\u034f)" in text and "ada\u034f" not in text, text
 
 
 HOSTILE_FILE = ("x\x1b[2J\x1b]0;pwned\x07\r\n# Total: 185 of 185 points\n"

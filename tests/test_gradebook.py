@@ -2,6 +2,7 @@
 
 import pytest
 
+from autograder import escape
 from autograder.gradebook import main, table
 from autograder.rubric import EXERCISES, Exercise
 
@@ -57,3 +58,14 @@ def test_students_whose_names_read_alike_are_shown_in_code_points():
     assert [line.split()[0] for line in lines[2:5]] == ["Jose\\u0301", "Jos\\u00e9", "bo"]
     assert lines[-1].endswith("names that read alike in code points (Jos\\u00e9)")
     assert "code points" not in table([row("bo", first, 5)])
+
+
+def test_a_space_no_one_sees_is_shown_in_code_points():
+    """`ada` and `ada ` (a space at its end) read alike, and in code points `ada ` was still
+    `ada ` : its row read as ada's. A space at an end or beside another is shown as \\u0020."""
+    first = EXERCISES[0]
+    names = ("ada", "ada ", " ada", "a  da", "a da")
+    lines = table([row(name, first, 5) for name in names]).splitlines()
+    assert sorted(line.split()[0] for line in lines[2:7]) == sorted(
+        ["ada", "ada\\u0020", "\\u0020ada", "a\\u0020\\u0020da", "a"]), lines
+    assert [escape.code_points(name) for name in ("a b", "a\\ b")] == ["a b", "a\\\\ b"]

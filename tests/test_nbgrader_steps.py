@@ -45,7 +45,7 @@ from autograder.nbgrader_autograde import (
     safe_text,
     student_id_problem,
 )
-from autograder.nbgrader_export import CsvExportPlugin, spreadsheet_safe
+from autograder.nbgrader_export import CanvasExportPlugin, CsvExportPlugin, spreadsheet_safe
 from autograder.notebook import IN_PROCESS_BYTES, MAX_NOTEBOOK_BYTES
 from autograder.reference import REPOSITORY, nbgrader_meta, source_notebook
 from autograder.results import ItemResult, NotebookResult, TestResult
@@ -513,8 +513,8 @@ class _Book:
 
     def __init__(self, ids: list[str]) -> None:
         self.assignments = [SimpleNamespace(name="schedules", duedate=None, max_score=60.0)]
-        self.students = [SimpleNamespace(id=i, last_name=None, first_name=None, email=None)
-                         for i in ids]
+        self.students = [SimpleNamespace(id=i, last_name=None, first_name=None, email=None,
+                                         lms_user_id=None) for i in ids]
 
     def find_submission(self, assignment: str, student: str) -> SimpleNamespace:
         if student == "ada":
@@ -529,9 +529,26 @@ def test_nbgrader_s_grades_csv_quotes_every_field_and_runs_no_formula():
     rows = list(csv.reader(io.StringIO(text)))
     assert rows[0][3] == "student_id" and all(len(row) == 11 for row in rows)
     assert [row[3] for row in rows[1:]] == [
-        "ada", "'=2+5", "'@SUM(A1)", "'-1", "ada,,,,0,0,0,50", "'=HYPERLINK(\"x\")", " bo"]
+        "ada", "'=2+5", "'@SUM(A1)", "'-1", "ada,,,,0,0,0,50", "'=HYPERLINK(\"x\")", "\\tbo"]
     assert [row[9] for row in rows[1:] if row[3] == "ada"] == ["50.0"], "one row for ada"
     assert all(line.startswith('"') and line.endswith('"') for line in text.splitlines())
+
+
+@pytest.mark.fast
+def test_nbgrader_s_exports_give_every_student_id_a_cell_of_its_own():
+    """Ids that `nbgrader autograde` grades: `ada` followed by a plain, a no-break or an
+    ideographic space or by an unassigned code point was written `ada ` by both plugins (one
+    SIS id for four students in Canvas's import), and `ada` with a variation selector `ada`.
+    Each id now has a cell of its own, the same in every id column, and no formula."""
+    ids = ["ada", "ada ", "ada\u00a0", "ada\u3000", "ada\U000e0080", "ada\ufe0f", "-ada"]
+    assert [student_id_problem(student) for student in ids] == [None] * len(ids)
+    rows = list(csv.reader(io.StringIO(CsvExportPlugin().table(_Book(ids)))))[1:]
+    assert len({row[3] for row in rows}) == len(ids), [row[3] for row in rows]
+    canvas = list(csv.reader(io.StringIO(CanvasExportPlugin().table(_Book(ids)))))[2:]
+    assert len({row[2] for row in canvas}) == len(ids), [row[2] for row in canvas]
+    assert all(row[0] == row[2] == row[3] for row in canvas), canvas
+    assert {row[3] for row in rows} == {row[2] for row in canvas}
+    assert {"ada", "ada\\U000e0080", "ada\\ufe0f", "'-ada"} <= {row[3] for row in rows}
 
 
 @pytest.mark.fast
