@@ -81,6 +81,44 @@ def setup_sources(exercise: Exercise) -> tuple[str, ...]:
                  if is_setup_cell(cell))
 
 
+def top_level_names(source: str) -> set[str]:
+    """Names a cell binds at its top level (definitions, assignments, imports, loop and
+    `with` targets); a cell that is not plain Python (IPython syntax) binds none here."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.With)):
+            names.update(target.id for target in ast.walk(node)
+                         if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store))
+    return names
+
+
+@cache
+def names_grading_skips(exercise: Exercise) -> frozenset[str]:
+    """Names that only cells a graded run skips bind in `exercise`'s notebook (its worked
+    examples, figures and self-checks: not setup, answer or grade cells), such as 03's timing
+    cell's `field_ranges` or a self-check's `import math`. An answer that uses one runs in the
+    notebook and fails when graded; the grader says why (`scoring.score_run`)."""
+    run: set[str] = set()
+    skipped: set[str] = set()
+    for cell in solution_cells(exercise):
+        if cell.get("cell_type") != "code":
+            continue
+        names = top_level_names(cell["source"])
+        graded_run = is_setup_cell(cell) or is_answer_cell(cell)
+        (run if graded_run else skipped).update(names)
+    return frozenset(skipped - run)
+
+
 @cache
 def answer_cell_ids(exercise: Exercise) -> tuple[str, ...]:
     """grade_ids of the answer cells a student is expected to fill in, in order."""

@@ -11,9 +11,11 @@ from __future__ import annotations
 import errno
 import marshal
 import math
+import re
 from dataclasses import dataclass
 
 from . import escape, runner, suite
+from .reference import names_grading_skips
 from .results import ItemResult, NotebookResult, TestResult
 from .rubric import Exercise, GradedItem
 from .sandbox import plain, wire
@@ -306,6 +308,7 @@ def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
     problems: list[str] = []
     flags: list[str] = []
     cell_problems = 0
+    undefined: set[str | None] = set()  # names a NameError of the run said were not defined
     forged = duplicated = after_done = 0
     done = stopped = timed_out = False
     for event in run.events:
@@ -316,6 +319,7 @@ def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
             done = True
         elif kind == "case":
             raw = event.get("outcome")
+            undefined.add(_not_defined(raw))
             matched = isinstance(ident, str) and _is_reference_value(reference.get(ident), raw)
             # An outcome that is the reference's value has its grammar by construction: only
             # the others are checked, and judged, in full.
@@ -335,6 +339,7 @@ def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
         elif kind == "cell":
             cell_problems += 1
             error = event.get("error")
+            undefined.add(_not_defined(error))
             timed_out = timed_out or isinstance(error, dict) and "timeout" in error
             if cell_problems <= MAX_CELL_PROBLEMS:
                 problems.append(_cell_problem(event, labels))
@@ -352,6 +357,9 @@ def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
         (after_done, "events after the end of the run")) if count]
     if cell_problems > MAX_CELL_PROBLEMS:
         problems.append(f"... and {cell_problems - MAX_CELL_PROBLEMS} more cells failed")
+    skipped = sorted(names_grading_skips(exercise).intersection(undefined))
+    if skipped:
+        problems.append(skipped_names_problem(skipped))
     died = sorted({outcome["died"] for outcome in outcomes.values() if "died" in outcome})
     if died:
         count = sum(1 for outcome in outcomes.values() if "died" in outcome)
@@ -536,6 +544,32 @@ def _cell_problem(event: dict, labels: set[str] | frozenset[str]) -> str:
     if "timeout" in error:
         return f"{label} ran longer than {error['timeout']:g} s of CPU time and was stopped"
     return f"{label} raised {describe(error)}"
+
+
+# Python's own words for a NameError (without the "Did you mean" a traceback adds)
+_NOT_DEFINED = re.compile(r"name '([A-Za-z_][A-Za-z0-9_]{0,99})' is not defined")
+
+
+def _not_defined(error: object) -> str | None:
+    """The name a NameError outcome or cell error says is not defined, else None. Only the
+    course's own names are ever shown (`names_grading_skips`), never this text."""
+    if not isinstance(error, dict):
+        return None
+    mro, message = error.get("mro"), error.get("message")
+    if not (isinstance(mro, list) and "NameError" in mro and isinstance(message, str)):
+        return None
+    found = _NOT_DEFINED.match(message)
+    return found.group(1) if found else None
+
+
+def skipped_names_problem(names: list[str]) -> str:
+    """Why an answer that ran in the notebook fails when graded: it uses names that only the
+    worked examples, figures or self-checks define, which a graded run does not run."""
+    shown = ", ".join(repr(name) for name in names[:5]) + (" and others" if len(names) > 5 else "")
+    which = "them" if len(names) > 1 else "it"
+    return (f"your code uses {shown}, which only cells that grading does not run (worked "
+            f"examples, figures, self-checks) define: define or import {which} in your answer "
+            "cells")
 
 
 def clean_outcome(outcome: object) -> dict | None:

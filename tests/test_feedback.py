@@ -168,3 +168,26 @@ def test_a_list_of_ints_where_the_rules_ask_for_bools_is_named_in_the_feedback()
     flipped = {"value": [not value for value in expected[index]["value"]]}
     passed, message = judge(cases[index], expected[index], flipped, reveal=False)
     assert not passed and "where the rules ask for" not in message, message
+
+
+def test_an_answer_that_uses_a_name_only_a_skipped_cell_defines_is_told_why_it_fails(tmp_path):
+    """03's timing cell defines `field_ranges`: an answer that uses it runs in the notebook
+    (and passes its self-checks) but not when graded, where worked examples, figures and
+    self-checks are not run. The feedback says so, naming the course's own name; a NameError
+    for any other name (or a message that merely claims one) adds nothing."""
+    exercise = exercise_for("03_next_run")
+    reference = fixtures.reference_answers(exercise)
+    uses_example = reference["answer_next_run"] + (
+        "\n\nreference_next_run = next_run\n\n\n"
+        "def next_run(expression, after):\n"
+        "    assert field_ranges[0] == (0, 59)\n"
+        "    return reference_next_run(expression, after)\n")
+    notebook = fixtures.build_submission(exercise, {"answer_next_run": uses_example})
+    path = place(tmp_path / "submitted", "eve", exercise, notebook)
+    report = tmp_path / "report.md"
+    done = grade([path], tmp_path / "r.json", "--sandbox=required", "--report", str(report))
+    assert done.returncode == 0, done.stderr[-2000:]
+    problems = json.loads((tmp_path / "r.json").read_text())["output"]
+    told = ("your code uses 'field_ranges', which only cells that grading does not run (worked "
+            "examples, figures, self-checks) define: define or import it in your answer cells")
+    assert told in problems and told in report.read_text()

@@ -866,3 +866,26 @@ def test_the_batch_summary_says_one_notebook_and_one_student_in_the_singular(tmp
     many = batch.Summary(graded=1603, failed=2, seconds=1.0).line(tmp_path)
     assert "graded 1,603 notebooks, " in many and "failed on 2 notebooks (" in many, many
     assert batch.counted(1, "more student") == "1 more student"
+
+
+def test_only_the_course_s_own_skipped_names_are_named_when_a_name_is_not_defined():
+    """A NameError names what the student wrote, or what notebook code claims: the grader adds
+    its hint only for a name that a cell it skips binds in the instructor's own notebook, and
+    shows that name, never the message."""
+    exercise = exercise_for("03_next_run")
+    ids = [case["id"] for case in suite.exercise_cases(exercise)]
+
+    def problems(*names: str) -> list[str]:
+        events = [{"event": "case", "id": ident, "outcome": {
+            "raised": "NameError", "mro": ["NameError", "Exception", "BaseException", "object"],
+            "message": f"name '{name}' is not defined"}}
+            for ident, name in zip(ids[:len(names)], names, strict=True)]
+        run = runner.RunResult(events=[*events, {"event": "done"}], returncode=0)
+        return scoring.score_run(exercise, run, runner.Limits(), "x.ipynb").problems
+
+    assert problems("field_ranges", "field_ranges") == [scoring.skipped_names_problem(
+        ["field_ranges"])]
+    assert "'field_ranges', 'never'" in problems("never", "field_ranges")[0]
+    # a name the answer cells bind, one nobody binds, one the setup cell binds: no hint
+    assert problems("parse_cron_field", "secret_answers", "datetime") == []
+    assert problems("field_ranges\\n# forged") == []

@@ -7,12 +7,13 @@ has none and that a deliberately broken one has the expected ones.
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass, field
 
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from autograder.reference import top_level_names
 
 # Generous limits: the machine is shared and slow. Milliseconds, as Playwright counts.
 LOAD_MS = 120_000
@@ -200,28 +201,6 @@ def error_name(text: str) -> str:
     lines = [line for line in text.strip().splitlines() if line.strip()]
     last = lines[-1] if lines else ""
     return last.split(":", 1)[0].strip()
-
-
-def top_level_names(source: str) -> set[str]:
-    """Names a cell's code binds at the top level (assignments, defs, imports, loop targets)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return set()
-    names: set[str] = set()
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-        else:
-            targets = [node] if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign,
-                                                  ast.For, ast.With)) else []
-            for target in targets:
-                for sub in ast.walk(target):
-                    if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-                        names.add(sub.id)
-    return names
 
 
 def unfinished_knock_on(text: str, cell: CellView, run: NotebookRun,
