@@ -8,7 +8,7 @@ to a classmate's folder. `discover` walks the class without following any symbol
 returns the notebooks to grade (at most one per student and exercise, chosen by `choose`) and
 one `Skipped` entry, with a reason, for everything else it found.
 
-Which file counts when several answer one exercise (the rule the README states):
+Which file counts when several answer one exercise (the rule docs/class.md states):
 1. every readable notebook of the student recognised as the exercise (by its name, or else by
    its graded cells) is a candidate;
 2. a candidate "has work" when one of its answer cells differs from the released student copy;

@@ -246,7 +246,8 @@ def merge(shards: list[Path], out: Path) -> int:
     return count
 
 
-# What an instructor keeps in the gradebook folder (README), which a merge into it leaves alone.
+# What an instructor keeps in the gradebook folder (docs/class.md, What merge writes), which a
+# merge into it leaves alone.
 INPUTS = {"deadlines.toml", "overrides.csv", "roster.csv"}
 
 

@@ -2,8 +2,8 @@
 overrides and gradebook hygiene, on a class generated in a temporary folder (issue 13).
 
 One messy class is graded once through the command line (with a deadlines file and an
-overrides file in the output folder); each test checks one promise of the README's
-instructor section against the files that batch wrote.
+overrides file in the output folder); each test checks one promise of the instructor's
+workflow (the README's For instructors and docs/class.md) against the files that batch wrote.
 """
 
 from __future__ import annotations
