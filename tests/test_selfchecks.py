@@ -238,7 +238,7 @@ TOLD_OF_A_BUG = {
         "delay 0 is the first that differs: delay i is rng.uniform(0, min(cap, base * 2 ** "
         "i)), here under the ceiling 0.5"),
     "05_backoff_delays/overflow": (
-        "raised OverflowError: int too large to convert to float; but thousands of attempts "
+        "raised OverflowError: int too large to convert to float; but thousands of delays "
         "must work"),
     "05_backoff_delays/no_validation": (
         "has a negative attempts, so it should raise ValueError, but it returned []"),
