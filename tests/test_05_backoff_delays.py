@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -207,3 +208,34 @@ def test_the_simulated_full_jitter_wait_follows_the_exercise(herd_model):
         wait = delay("full jitter", failures, base, rng)
         assert 0 <= wait <= min(cap, base * 2**failures)
         assert delay("no jitter", failures, base, rng) == min(cap, base * 2**failures)
+
+
+# --- the words of the student copy --------------------------------------------------------
+
+def _student_markdown() -> str:
+    notebook = nbformat.read(fixtures.RELEASE / EXERCISE.path, as_version=4)
+    return "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+
+
+def test_the_exercise_defines_try_failure_delay_and_attempts_once():
+    """`attempts` counts delays, one fewer than the tries (07 passes `max_tries - 1`): the
+    exercise says so, and what a try, a failure and delay i are, before its rules."""
+    text = " ".join(_student_markdown().split())
+    exercise = text[text.index("## Exercise: `backoff_delays`"):]
+    terms = exercise[:exercise.index("- delay `i` (counting from 0)")]
+    for definition in ("A **try** is one request to the feed.",
+                       "A **failure** is a try that failed; failures are numbered from 0.",
+                       "**Delay `i`** is the wait after failure `i`, before the next try",
+                       "**`attempts`** is the number of delays you ask for",
+                       "`backoff_delays(n - 1, ...)`, as notebook 07 does with `max_tries - 1`"):
+        assert definition in terms, definition
+
+
+def test_attempt_is_never_a_word_of_the_prose():
+    """Outside code (the argument `attempts`, a library's `max_attempts`), "attempt" would be a
+    fourth name for a try, a retry or a delay: the prose says which one it means."""
+    prose = re.sub(r"```.*?```|`[^`\n]*`", "", _student_markdown(), flags=re.DOTALL)
+    prose = prose.replace("*attempt* for a try", "")  # the one place that names the word
+    found = [prose[max(0, m.start() - 40):m.end() + 40]
+             for m in re.finditer(r"\battempts?\b", prose, re.IGNORECASE)]
+    assert not found, found

@@ -6,12 +6,14 @@ in a real scheduler, and the replayed day behind the timeline figure is the one 
 import hashlib
 import json
 import random
+import re
 import threading
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import fixtures
 import nbformat
 import pytest
 from apscheduler.events import EVENT_JOB_EXECUTED, EVENT_JOB_MAX_INSTANCES, EVENT_JOB_MISSED
@@ -54,6 +56,20 @@ def test_backoff_delays_is_a_copy_of_notebook_05():
     theirs = answer_cell(SOLUTIONS / exercise_for("05_backoff_delays").path,
                          "answer_backoff_delays")
     assert ours == theirs, "notebook 07's backoff_delays drifted from notebook 05's: rebuild 07"
+
+
+def test_the_story_gives_its_karachi_times_in_utc_too():
+    """The introduction tells the day in Karachi time while every row and window is UTC: it
+    says the first trouble's time in UTC as well, and zoneinfo agrees with it."""
+    notebook = nbformat.read(fixtures.RELEASE / EXERCISE.path, as_version=4)
+    story = " ".join(notebook.cells[0].source.split())
+    assert "on Friday 15 March 2024 (Karachi time)" in story
+    pairs = re.findall(r"(\d\d:\d\d) \((\d\d:\d\d) UTC\)", story)
+    assert pairs, "the introduction gives no Karachi time in UTC"
+    for karachi, utc in pairs:
+        hour, minute = map(int, karachi.split(":"))
+        moment = datetime(2024, 3, 15, hour, minute, tzinfo=ZoneInfo("Asia/Karachi"))
+        assert f"{moment.astimezone(UTC):%H:%M}" == utc, f"{karachi} in Karachi is not {utc} UTC"
 
 
 # --------------------------------------------------------------------------- oracles

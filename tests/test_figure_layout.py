@@ -75,6 +75,26 @@ def test_05_the_delays_figure_numbers_delays_as_the_exercise_does():
         assert max(column) <= ceiling, f"column {i} rises above delay {i}'s ceiling {ceiling}"
 
 
+def test_05_the_two_ideal_lines_differ_and_the_shared_legend_names_each_ones_panel():
+    """One legend below both panels lists both ideals: drawn alike, the reader cannot tell
+    which grey line is one call per client and which is clients / 100 per second."""
+    _, (figure,) = draw("05_backoff_delays", "code_1de699f2")
+    (legend,) = figure.legends
+    labels = [text.get_text() for text in legend.get_texts()]
+    ideals = []
+    for ax, side in zip(figure.axes, ("left", "right"), strict=True):
+        (ideal,) = [line for line in ax.get_lines() if "ideal" in line.get_label()]
+        assert ideal.get_label() in labels, f"the legend lacks {ideal.get_label()!r}: {labels}"
+        assert f"({side})" in ideal.get_label(), (
+            f"{ideal.get_label()!r}, drawn in the {side} panel, does not say so")
+        ideals.append(ideal)
+    looks = [(line.get_color(), line._unscaled_dash_pattern) for line in ideals]
+    assert looks[0][1] != looks[1][1], f"the two ideal lines share one dash pattern: {looks}"
+    others = {(line.get_color(), line._unscaled_dash_pattern)
+              for ax in figure.axes for line in ax.get_lines() if line not in ideals}
+    assert not others & set(looks), "an ideal line looks like a strategy's line"
+
+
 def test_06_every_bar_label_stands_clear_of_the_axes_frame():
     _, (figure,) = draw("06_append_if_new", "code_24bc19e9")
     renderer = figure.canvas.get_renderer()

@@ -11,6 +11,7 @@ item the entry loses points on. A cell that raises or runs too long is a failed 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import fixtures
@@ -172,11 +173,14 @@ def test_a_cron_matches_that_answers_1_for_true_is_told_to_return_the_bool():
 
 
 def _selfcheck_messages(notebook_name: str, redefinition: str) -> list[str]:
-    """The failure messages of the self-checks of `notebook_name` when its reference answer is
-    followed, in the same cell, by `redefinition`."""
+    """The failure messages of the self-checks of `notebook_name` when the reference answer
+    cell that defines the function `redefinition` redefines is followed, in the same cell, by
+    `redefinition`."""
     exercise = next(e for e in EXERCISES if e.notebook == notebook_name)
     notebook = fixtures.honest_submission(exercise)
-    answer = next(cell for cell in notebook.cells if nbgrader_meta(cell).get("solution"))
+    redefined = re.search(r"^def (\w+)\(", redefinition, re.MULTILINE).group(1)
+    answer = next(cell for cell in notebook.cells if nbgrader_meta(cell).get("solution")
+                  and f"def {redefined}(" in cell.source)
     answer.source += "\n\n" + redefinition
     failed = failed_selfchecks(notebook, exercise, [item.grade_id for item in exercise.items])
     return [text for cells in failed.values() for text in cells.values()]
@@ -202,6 +206,16 @@ TOLD = {
         "    return sorted(tasks) if tasks == {'b': [], 'c': [], 'a': ['b']} else _order(tasks)\n"),
         "expected ['b', 'a', 'c'], got ['a', 'b', 'c'] (choose again after every job: "
         "a is ready once b has run, and comes before c)"),
+    # The notebook's CONFIG instead of the config argument: the example's key is right, so
+    # only a changed config shows the bug, and the student sees both calls and both keys.
+    "07: a key that hashes the notebook's CONFIG": ("07_safe_scheduler", (
+        "_key = run_key\n\n\ndef run_key(job, window_start, window_end, config, source):\n"
+        "    return _key(job, window_start, window_end, CONFIG, source)\n"),
+        "changing the config should change the key: run_key('psx_hourly', W0, W1, CONFIG, "
+        "'psx-cache') returned 'afb4d9fc2201f0682316829bdef947b0f677b655ce64bd194fc7ae2a6d202713' "
+        "and run_key('psx_hourly', W0, W1, dict(CONFIG, metric='twap'), 'psx-cache') returned "
+        "'afb4d9fc2201f0682316829bdef947b0f677b655ce64bd194fc7ae2a6d202713', the same key for "
+        "two different runs"),
 }
 
 
@@ -238,7 +252,7 @@ TOLD_OF_A_BUG = {
         "delay 0 is the first that differs: delay i is rng.uniform(0, min(cap, base * 2 ** "
         "i)), here under the ceiling 0.5"),
     "05_backoff_delays/overflow": (
-        "raised OverflowError: int too large to convert to float; but thousands of attempts "
+        "raised OverflowError: int too large to convert to float; but thousands of delays "
         "must work"),
     "05_backoff_delays/no_validation": (
         "has a negative attempts, so it should raise ValueError, but it returned []"),

@@ -8,12 +8,12 @@ F = "backoff_delays"
 # The rules of the exercise section, word for word.
 DRAW = "delay `i` (counting from 0) is `rng.uniform(0, min(cap, base * 2 ** i))`"
 SEEDED = ("`rng = random.Random(seed)` is made **inside** the call, and there is exactly **one "
-          "draw per attempt, in order**")
+          "draw per delay, in order**")
 GLOBAL = ("the module-level generator is never used or re-seeded: no `random.seed`, no "
           "`random.uniform`")
 ZERO = "`attempts == 0` gives `[]`"
 NEGATIVE = "a negative `attempts`, `base` or `cap` raises `ValueError`"
-MANY = "thousands of attempts work: no `OverflowError`, whatever `attempts` is"
+MANY = "thousands of delays work: no `OverflowError`, whatever `attempts` is"
 FLOATS = "the result is a `list` of `float`s, even when `base` and `cap` are whole numbers"
 
 
@@ -23,7 +23,7 @@ def delays(attempts, base, cap, seed, name: str, weight: float = 1.0, *, rule: s
 
 
 CASES = [
-    # exact sequences: one draw per attempt, in order, from random.Random(seed)
+    # exact sequences: one draw per delay, in order, from random.Random(seed)
     delays(5, 0.1, 10.0, 42, "five delays for seed 42, all below the cap", weight=2, rule=SEEDED),
     delays(1, 2.0, 30.0, 0, "the first delay is drawn from 0 to base (the exponent starts at 0)",
            weight=1.5, rule=DRAW),

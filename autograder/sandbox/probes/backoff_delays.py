@@ -2,7 +2,7 @@
 
 Each probe observes only what its rule is about: whether the module-level `random` state is
 as before, or whether the submission's own calls agree with each other (the same seed, the
-same delays; the module-level state changed, the same delays) and give one delay per attempt.
+same delays; the module-level state changed, the same delays) and give one delay per failure.
 The delays themselves are never compared with the reference's here: the cases that call
 backoff_delays directly judge the formula, so a formula bug costs only those. An untouched
 stub raises, which fails every case.
