@@ -272,6 +272,18 @@ def problems(run: NotebookRun, expected_images: dict[int, int] | None = None,
     return found
 
 
+def validate(page: Page) -> str:
+    """Press the notebook's Validate button (it saves, then runs nbgrader validate on the server);
+    the text of the result dialog, which is then closed."""
+    page.locator(f"{ACTIVE_NOTEBOOK} .jp-Toolbar").get_by_text("Validate", exact=True).click()
+    dialog = page.locator(".jp-Dialog")
+    dialog.get_by_text("Validation Results").wait_for(timeout=RUN_MS)
+    text = dialog.inner_text()
+    dialog.locator(".jp-mod-accept").click()
+    dialog.wait_for(state="detached", timeout=LOAD_MS)
+    return text
+
+
 def create_assignment_points(page: Page) -> tuple[str, list[str]]:
     """Open nbgrader's Create Assignment panel; the notebook's total and each graded cell's points.
 
