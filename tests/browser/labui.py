@@ -167,7 +167,16 @@ def _wait_for_run_end(page: Page) -> None:
 
 
 def read_cells(page: Page) -> list[CellView]:
-    """Every cell of the active notebook: prompt, error outputs, printed text and images."""
+    """Every cell of the active notebook: prompt, error outputs, printed text and images.
+
+    A folded cell (`jupyter.source_hidden`, as 07's setup cells) shows no execution count, so
+    View -> Expand All Code unfolds every cell first (nothing is saved).
+    """
+    if page.locator(f"{ACTIVE_NOTEBOOK} .jp-InputPlaceholder").count():
+        menu(page, "View", "Expand All Code")
+        page.wait_for_function(
+            "(panel) => !document.querySelector(panel + ' .jp-InputPlaceholder')",
+            arg=ACTIVE_NOTEBOOK, timeout=LOAD_MS, polling=100)
     raw = page.eval_on_selector_all(
         CELL,
         """cells => cells.map(cell => ({
