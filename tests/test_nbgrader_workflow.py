@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import csv
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -255,3 +256,28 @@ def test_students_can_still_validate_their_own_notebook(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Success! Your notebook passes all the tests." in done.stdout
+
+
+STUDENT_CONFIG = Path(__file__).resolve().parents[1] / "jupyter" / "student"
+
+
+@pytest.mark.parametrize("kind", ["untouched", "wrong", "honest"])
+def test_validate_in_the_student_lab_fails_a_notebook_whose_self_checks_fail(tmp_path, kind):
+    """`make lab`'s Validate button: the student copies' grade cells are empty, so nbgrader's
+    default passed an untouched notebook. With the student configuration, an unfinished answer or
+    a self-check that disagrees fails validation, and a correct answer still passes."""
+    wrong = fixtures.read_corpus_entry(
+        fixtures.CORPUS / "wrong" / "01_parse_cron_field" / "duplicates_kept.py")
+    notebook = {"untouched": fixtures.released_notebook(PARSE),
+                "wrong": fixtures.corpus_submission(wrong),
+                "honest": fixtures.honest_submission(PARSE)}[kind]
+    nbformat.write(notebook, str(tmp_path / "01_parse_cron_field.ipynb"))
+    environment = {**os.environ, "JUPYTER_CONFIG_PATH": str(STUDENT_CONFIG)}
+    done = subprocess.run([NBGRADER, "validate", "01_parse_cron_field.ipynb"], cwd=tmp_path,
+                          env=environment, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    if kind == "honest":
+        assert "Success! Your notebook passes all the tests." in done.stdout, done.stdout[-3000:]
+    else:
+        assert "VALIDATION FAILED" in done.stdout, done.stdout[-3000:]
+        assert "Success!" not in done.stdout

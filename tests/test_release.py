@@ -158,3 +158,25 @@ def test_source_notebooks_store_their_figures(exercise):
     for cell in figures:
         kinds = {kind for output in cell.outputs for kind in output.get("data", {})}
         assert "image/png" in kinds, f"no stored picture for the cell starting {cell.source[:60]!r}"
+
+
+# A provided cell longer than this many lines is folded: a student scrolls past the folded bar
+# (`···`, one click to unfold) to the exercise, instead of past several screens of code.
+FOLD_ABOVE_LINES = 150
+
+
+@pytest.mark.fast  # reads the notebooks; no nbgrader, no kernel
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.notebook)
+def test_very_long_provided_cells_reach_students_folded(exercise):
+    """07's two setup cells and its race self-check are about 175 lines each: unfolded, the
+    setup cells alone fill eight screens of a 1366x768 laptop before Part 1. JupyterLab folds a
+    cell whose metadata says `jupyter.source_hidden`, and nbgrader's release keeps it."""
+    for folder in (SOLUTIONS, RELEASE):
+        notebook = nbformat.read(folder / exercise.path, as_version=4)
+        unfolded = [nbgrader_meta(cell).get("grade_id") for cell in notebook.cells
+                    if cell.cell_type == "code" and not is_answer_cell(cell)
+                    and len(cell.source.splitlines()) > FOLD_ABOVE_LINES
+                    and not cell.metadata.get("jupyter", {}).get("source_hidden")]
+        assert not unfolded, (
+            f"{folder.name}/{exercise.path}: provided cells of more than {FOLD_ABOVE_LINES} lines "
+            f"shown unfolded: {unfolded}; set jupyter.source_hidden in solutions/, then release")

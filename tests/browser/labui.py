@@ -167,7 +167,16 @@ def _wait_for_run_end(page: Page) -> None:
 
 
 def read_cells(page: Page) -> list[CellView]:
-    """Every cell of the active notebook: prompt, error outputs, printed text and images."""
+    """Every cell of the active notebook: prompt, error outputs, printed text and images.
+
+    A folded cell (`jupyter.source_hidden`, as 07's setup cells) shows no execution count, so
+    View -> Expand All Code unfolds every cell first (nothing is saved).
+    """
+    if page.locator(f"{ACTIVE_NOTEBOOK} .jp-InputPlaceholder").count():
+        menu(page, "View", "Expand All Code")
+        page.wait_for_function(
+            "(panel) => !document.querySelector(panel + ' .jp-InputPlaceholder')",
+            arg=ACTIVE_NOTEBOOK, timeout=LOAD_MS, polling=100)
     raw = page.eval_on_selector_all(
         CELL,
         """cells => cells.map(cell => ({
@@ -270,6 +279,18 @@ def problems(run: NotebookRun, expected_images: dict[int, int] | None = None,
             continue
         found.append(f"{run.name}: browser console error: {message[:300]}")
     return found
+
+
+def validate(page: Page) -> str:
+    """Press the notebook's Validate button (it saves, then runs nbgrader validate on the server);
+    the text of the result dialog, which is then closed."""
+    page.locator(f"{ACTIVE_NOTEBOOK} .jp-Toolbar").get_by_text("Validate", exact=True).click()
+    dialog = page.locator(".jp-Dialog")
+    dialog.get_by_text("Validation Results").wait_for(timeout=RUN_MS)
+    text = dialog.inner_text()
+    dialog.locator(".jp-mod-accept").click()
+    dialog.wait_for(state="detached", timeout=LOAD_MS)
+    return text
 
 
 def create_assignment_points(page: Page) -> tuple[str, list[str]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -14,6 +15,7 @@ from labui import (
     problems,
     read_cells,
     restart_and_run_all,
+    validate,
     wait_for_images,
 )
 
@@ -114,3 +116,28 @@ def test_a_student_is_not_offered_nbgraders_exchange_or_instructor_tools(student
     open_from_file_browser(page, STUDENT_NOTEBOOKS[0].relative_to(
         REPOSITORY / "notebooks").as_posix())
     page.locator(f"{ACTIVE_NOTEBOOK} .jp-Toolbar").get_by_text("Validate", exact=True).wait_for()
+
+
+def test_validate_fails_an_unanswered_notebook_and_passes_an_answered_one(
+        student_page, course: Path) -> None:
+    """The student copies' grade cells hold no visible test, so nbgrader's Validate looked at
+    nothing and said "Success!" for an untouched notebook. `make lab`'s configuration
+    (jupyter/student/nbgrader_config.py) makes it check every cell. Validate saves first, so it
+    works on copies the test adds (not course files)."""
+    page = student_page
+    notebook = REPOSITORY / "notebooks" / "schedules" / "01_parse_cron_field.ipynb"
+    answered = nbformat.read(notebook, as_version=4)
+    answer_at = cell_index(notebook, "answer_")
+    grade_id = answered.cells[answer_at].metadata["nbgrader"]["grade_id"]
+    answered.cells[answer_at].source = reference_answer(notebook, grade_id)
+    folder = course / "notebooks" / "schedules"
+    shutil.copy2(notebook, folder / "validate_untouched.ipynb")
+    nbformat.write(answered, str(folder / "validate_answered.ipynb"))
+
+    open_from_file_browser(page, "schedules/validate_untouched.ipynb")
+    untouched = validate(page)
+    assert "The following cell failed" in untouched, untouched
+    assert "NotImplementedError" in untouched, untouched
+    assert "Success!" not in untouched, untouched
+    open_from_file_browser(page, "schedules/validate_answered.ipynb")
+    assert "Success! Your notebook passes all the tests." in validate(page)
