@@ -185,9 +185,11 @@ def load(path: Path | None) -> Policy:
                             "zero_after_hours are numbers") from None
     for key, value in numbers.items():
         if not 0 <= value <= LONGEST[key]:  # also NaN and infinity
+            why = (" (ten years)" if key != "penalty_percent" and value > LONGEST[key] else
+                   " (a negative grace would turn the late penalty into a bonus)"
+                   if key == "grace_minutes" and value < 0 else "")
             raise DeadlineError(f"{path} [late]: {key} must be at least 0 and at most "
-                                f"{LONGEST[key]:,g} (a negative grace would turn the late "
-                                "penalty into a bonus)")
+                                f"{LONGEST[key]:,.0f}{why}")
     policy.grace = timedelta(minutes=numbers.get("grace_minutes", 0.0))
     policy.penalty_percent = numbers.get("penalty_percent", 0.0)
     if "zero_after_hours" in numbers:

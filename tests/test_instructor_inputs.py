@@ -58,6 +58,24 @@ def test_a_deadlines_file_that_cannot_be_right_is_refused_in_one_sentence(tmp_pa
     assert words in str(error.value) and "\n" not in str(error.value)
 
 
+
+@pytest.mark.fast
+@pytest.mark.parametrize("late, said, not_said", [
+    ("grace_minutes = 1e12", "grace_minutes must be at least 0 and at most 5,270,400 (ten years)",
+     "negative"),
+    ("zero_after_hours = 100000", "zero_after_hours must be at least 0 and at most 87,840 "
+     "(ten years)", "negative"),
+    ("zero_after_hours = -1", "zero_after_hours must be at least 0 and at most 87,840", "grace"),
+    ("grace_minutes = -5", "a negative grace would turn the late penalty into a bonus", "ten"),
+])
+def test_a_number_out_of_range_in_late_says_its_bounds_as_written_and_why(tmp_path, late, said,
+                                                                          not_said):
+    """The largest value is written out in full (not 5.2704e+06), and the reason given is the
+    one that applies: ten years for a value too large, the bonus only for a negative grace."""
+    with pytest.raises(deadlines.DeadlineError) as error:
+        policy_from(tmp_path, DUE + "[late]\n" + late + "\n")
+    assert said in str(error.value) and not_said not in str(error.value), str(error.value)
+
 @pytest.mark.fast
 @pytest.mark.parametrize("text, zone, utc", [
     ("2026-03-01 12:34:56.123456 UTC", None, "2026-03-01T12:34:56"),  # nbgrader's default
