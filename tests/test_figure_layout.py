@@ -5,13 +5,17 @@ side by side whose same colour means different numbers."""
 
 from __future__ import annotations
 
+import base64
+import struct
 from datetime import datetime
 from itertools import pairwise
 
 import fixtures
 import matplotlib
+import nbformat
 import pytest
 
+from autograder.reference import SOLUTIONS
 from autograder.rubric import exercise_for
 
 matplotlib.use("Agg")
@@ -25,6 +29,32 @@ def draw(notebook_name: str, grade_id: str) -> tuple[dict, list]:
     drawn = names["figures_of"][grade_id]
     assert drawn, f"{notebook_name}, {grade_id}: the cell drew no figure"
     return names, drawn
+
+
+# JupyterLab in a 1024 px window with the file browser open leaves about 700 px for a cell's
+# output and shrinks a wider picture to fit. Up to 800 px wide, a 10 pt label drawn at the
+# inline backend's 100 dpi (about 14 px) still shows at 12 px; at 1,290 px it showed at 6 px.
+WIDEST_FIGURE = 800
+
+
+@pytest.mark.fast  # reads the stored outputs; no kernel
+@pytest.mark.parametrize("path", sorted(SOLUTIONS.glob("*/*.ipynb")), ids=lambda path: path.stem)
+def test_every_stored_figure_fits_a_laptops_notebook_column(path):
+    """The figures as `make outputs` stores them in the source notebooks (the student copies
+    carry no outputs: each student's notebook draws them with the same code)."""
+    widths = []
+    for cell in nbformat.read(path, as_version=4).cells:
+        for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            png = output.get("data", {}).get("image/png")
+            if png:
+                # A PNG's width is the first 4 bytes of its IHDR chunk, at byte 16.
+                (width,) = struct.unpack(">I", base64.b64decode(png)[16:20])
+                widths.append((cell.get("id"), width))
+    assert widths, f"{path.name} stores no figure: run `make outputs` first"
+    wide = [(cell, width) for cell, width in widths if width > WIDEST_FIGURE]
+    assert not wide, (
+        f"{path.name}: figures wider than {WIDEST_FIGURE} px (cell id, px): {wide}; JupyterLab "
+        "shrinks them, and their labels with them, to fit a laptop's notebook column")
 
 
 @pytest.fixture(autouse=True)
