@@ -82,7 +82,7 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 @pytest.fixture(scope="session")
 def student_lab(course: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
     """JupyterLab as `make lab` starts it: on notebooks/, with the student configuration."""
-    server = start_lab(course / "notebooks", tmp_path_factory.mktemp("student-lab"), student=True)
+    server = start_lab(course, tmp_path_factory.mktemp("student-lab"), student=True)
     yield server
     server.stop()
 
