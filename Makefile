@@ -65,7 +65,10 @@ demo: release
 	@echo "What the grader noticed as tampering, per student: $(DEMO_OUT)/flags.csv"
 
 # Students: JupyterLab on notebooks/, with nbgrader's exchange and instructor tools hidden
-# (jupyter/student/labconfig/page_config.json); Validate stays.
+# (jupyter/student/labconfig/page_config.json); Validate stays and checks every cell
+# (jupyter/student/nbgrader_config.py); code cells wrap long lines by default
+# (jupyter/student/labconfig/default_setting_overrides.json). The browser suite starts its
+# student server from this recipe's one line (tests/browser/labserver.py).
 lab: setup
 	JUPYTER_CONFIG_PATH=$(CURDIR)/jupyter/student $(BIN)/jupyter lab notebooks
 

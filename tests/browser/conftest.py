@@ -25,6 +25,22 @@ CHROMIUM_ARGS = [
 ]
 # What the suite must leave exactly as it found it.
 WATCHED = ("notebooks", "solutions", "data", "nbgrader_config.py")
+# The browser window, unless --window says otherwise: wide enough for JupyterLab's full toolbars.
+WINDOW = "1400x1000"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--window", default=WINDOW, metavar="WIDTHxHEIGHT",
+        help=f"size of the browser window in CSS pixels (default {WINDOW}); below about 1,100 px "
+             "wide JupyterLab moves part of a notebook's toolbar into its overflow menu")
+
+
+def window_size(config: pytest.Config) -> dict[str, int]:
+    found = re.fullmatch(r"(\d+)x(\d+)", config.getoption("--window"))
+    if not found:
+        raise pytest.UsageError("--window takes WIDTHxHEIGHT in pixels, such as 1024x768")
+    return {"width": int(found.group(1)), "height": int(found.group(2))}
 
 
 def chromium_path() -> str:
@@ -66,7 +82,7 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 @pytest.fixture(scope="session")
 def student_lab(course: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
     """JupyterLab as `make lab` starts it: on notebooks/, with the student configuration."""
-    server = start_lab(course / "notebooks", tmp_path_factory.mktemp("student-lab"), student=True)
+    server = start_lab(course, tmp_path_factory.mktemp("student-lab"), student=True)
     yield server
     server.stop()
 
@@ -80,20 +96,22 @@ def instructor_lab(course: Path, tmp_path_factory: pytest.TempPathFactory) -> It
 
 
 @pytest.fixture(scope="session")
-def browser():
+def browser(pytestconfig: pytest.Config):
     from playwright.sync_api import sync_playwright
 
+    size = window_size(pytestconfig)
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
             executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
+        chromium.window = size  # type: ignore[attr-defined]
         yield chromium
         chromium.close()
 
 
 def new_page(browser):
     """A page in a fresh context (its own profile) that records console errors and uncaught
-    exceptions in `page.console_errors`."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    exceptions in `page.console_errors`; as large as --window says."""
+    context = browser.new_context(viewport=browser.window)
     page = context.new_page()
     page.console_errors = []  # type: ignore[attr-defined]
 

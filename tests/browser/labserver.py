@@ -1,9 +1,11 @@
 """Start JupyterLab from the project's venv on a temporary copy of the course, as `make lab` does.
 
-The server runs with the venv's `bin/` *not* on PATH (as when someone types `.venv/bin/jupyter lab`
-without activating the venv), on 127.0.0.1, a free port and a random token, with autosave off and
-its own settings, workspaces and runtime folders, so nothing of the user's JupyterLab leaks in and
-no course file is ever written.
+The command and its environment come from the Makefile's `lab` and `lab-instructor` recipes, so
+the suite's servers cannot drift from what students and instructors start. To them the suite adds
+only what a test run needs: the venv's `bin/` *not* on PATH (as when someone types
+`.venv/bin/jupyter lab` without activating the venv), 127.0.0.1, a free port and a random token,
+autosave off and its own user settings, workspaces and runtime folders, so nothing of the user's
+JupyterLab leaks in and no course file is ever written.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import re
 import secrets
+import shlex
 import shutil
 import signal
 import socket
@@ -77,6 +81,42 @@ def copy_course(destination: Path) -> Path:
     return destination
 
 
+def make_recipe(target: str, course: Path, bin_dir: Path) -> tuple[dict[str, str], list[str]]:
+    """The environment and command line of the Makefile's one-line recipe for `target`, as make
+    would run them on `course`: `$(CURDIR)` is the course, `$(BIN)` the venv's `bin/`.
+
+    `lab: setup` followed by `JUPYTER_CONFIG_PATH=$(CURDIR)/jupyter/student $(BIN)/jupyter lab
+    notebooks` gives ({"JUPYTER_CONFIG_PATH": "<course>/jupyter/student"},
+    ["<bin>/jupyter", "lab", "notebooks"]). Anything else the suite cannot reproduce (another
+    make variable, a second line) stops it rather than being left out.
+    """
+    lines = (REPOSITORY / "Makefile").read_text().splitlines()
+    start = next((i for i, line in enumerate(lines) if re.match(rf"{re.escape(target)}:", line)),
+                 None)
+    if start is None:
+        raise LookupError(f"the Makefile has no target {target!r}")
+    recipe = []
+    for line in lines[start + 1:]:
+        if not line.startswith("\t"):
+            break
+        recipe.append(line.strip().lstrip("@-"))
+    if len(recipe) != 1:
+        raise ValueError(f"make {target} runs {len(recipe)} command lines; the browser suite "
+                         f"starts JupyterLab from exactly one: {recipe}")
+    known = {"CURDIR": str(course), "BIN": str(bin_dir)}
+    unknown = set(re.findall(r"\$\((\w+)\)", recipe[0])) - set(known)
+    if unknown or "$$" in recipe[0]:
+        raise ValueError(f"make {target}'s recipe uses what the browser suite does not know: "
+                         f"{recipe[0]!r}")
+    words = shlex.split(re.sub(r"\$\((\w+)\)", lambda found: shlex.quote(known[found.group(1)]),
+                               recipe[0]))
+    env: dict[str, str] = {}
+    while words and re.fullmatch(r"[A-Za-z_]\w*=.*", words[0]):
+        name, value = words.pop(0).split("=", 1)
+        env[name] = value
+    return env, words
+
+
 def _end_with_parent() -> None:
     """In the server's process: receive SIGTERM when the test run dies (Linux), so no server and
     no kernel outlive an interrupted run."""
@@ -126,11 +166,14 @@ class LabServer:
                 self.process.wait(timeout=30)
 
 
-def start_lab(root: Path, work: Path, *, student: bool, startup_timeout: float = 180) -> LabServer:
-    """Start `.venv/bin/jupyter lab` on `root` as `make lab` or `make lab-instructor` does.
+def start_lab(course: Path, work: Path, *, student: bool,
+              startup_timeout: float = 180) -> LabServer:
+    """Start JupyterLab on a copy of the course as `make lab` (`student`) or `make lab-instructor`
+    does: their recipe's command and environment (`make_recipe`), run at the course's root.
 
-    `work` holds the server's own settings, runtime files and log. The student's server reads the
-    course's `jupyter/student` configuration, which hides nbgrader's instructor and exchange tools.
+    `work` holds the server's own user settings, runtime files and log. The student's server thus
+    reads the course's `jupyter/student` configuration (JUPYTER_CONFIG_PATH), which hides nbgrader's
+    instructor and exchange tools, makes Validate check every cell and wraps code cells' lines.
     """
     work.mkdir(parents=True, exist_ok=True)
     settings = work / "settings"
@@ -141,6 +184,7 @@ def start_lab(root: Path, work: Path, *, student: bool, startup_timeout: float =
     token = secrets.token_hex(16)
     port = free_port()
     bin_dir = venv_bin()
+    recipe_env, recipe = make_recipe("lab" if student else "lab-instructor", course, bin_dir)
     env = {key: value for key, value in os.environ.items()
            if key not in ("MPLBACKEND", "VIRTUAL_ENV", "PYTHONPATH", "JUPYTER_CONFIG_PATH")}
     # As when the venv is not activated: its bin/ is not on PATH (nbgrader must still find alembic).
@@ -156,23 +200,22 @@ def start_lab(root: Path, work: Path, *, student: bool, startup_timeout: float =
         "IPYTHONDIR": str(work / "ipython"),
         "MPLCONFIGDIR": str(work / "matplotlib"),
     })
-    if student:
-        env["JUPYTER_CONFIG_PATH"] = str(root.parent / "jupyter" / "student")
+    env.update(recipe_env)
     log_path = work / "jupyter.log"
     command = [
-        str(bin_dir / "jupyter"), "lab", "--no-browser",
+        *recipe, "--no-browser",
         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+        f"--IdentityProvider.token={token}",
         "--LabApp.news_url=None", "--LabApp.check_for_updates_class="
         "jupyterlab.NeverCheckForUpdate",
     ]
     if os.geteuid() == 0:  # CI runs as root
         command.append("--allow-root")
     with open(log_path, "wb") as log:
-        process = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, start_new_session=True,
-                                   preexec_fn=_end_with_parent)
-    server = LabServer(root=root, port=port, token=token, process=process, log_path=log_path)
+        process = subprocess.Popen(command, cwd=course, env=env, stdout=log,
+                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   start_new_session=True, preexec_fn=_end_with_parent)
+    server = LabServer(root=course, port=port, token=token, process=process, log_path=log_path)
     deadline = time.monotonic() + startup_timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:

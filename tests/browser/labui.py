@@ -96,21 +96,52 @@ def close_all_tabs(page: Page) -> None:
         page.locator(".jp-Dialog").first.wait_for(state="detached", timeout=LOAD_MS)
 
 
-def wait_for_kernel_idle(page: Page, timeout: float = LOAD_MS) -> None:
-    """Wait until the notebook's kernel is started, connected and idle.
+# The kernel of the active notebook as the status bar shows it ("Python 3 (ipykernel) | Idle"):
+# {kernel, status}, or null while the status bar shows no item for that notebook. The status bar
+# names the notebook in its item's title ("Change kernel for 01_parse_cron_field.ipynb"), the
+# active tab names it too. The notebook's toolbar indicator (.jp-Notebook-ExecutionIndicator) is
+# no use: below about 1,100 px JupyterLab moves it into the toolbar's overflow menu, outside the
+# notebook's panel; the status bar shows at any width.
+KERNEL_STATUS = """(panel) => {
+    const notebook = document.querySelector(panel);
+    const tab = notebook && document.getElementById(notebook.getAttribute('aria-labelledby'));
+    const label = tab && tab.querySelector('.lm-TabBar-tabLabel');
+    if (!label) return null;
+    const title = 'Change kernel for ' + label.textContent.trim();
+    const item = [...document.querySelectorAll('#jp-main-statusbar .jp-StatusBar-TextItem')]
+        .find(candidate => candidate.title === title);
+    if (!item) return null;
+    const text = item.textContent.trim();
+    const cut = text.lastIndexOf(' | ');
+    return cut < 0 ? {kernel: text, status: ''}
+        : {kernel: text.slice(0, cut), status: text.slice(cut + 3)};
+}"""
+# Started, connected and idle: a kernel is named (not "No Kernel") and its status is Idle.
+KERNEL_IDLE = f"""(panel) => {{
+    const shown = ({KERNEL_STATUS})(panel);
+    return !!shown && shown.kernel !== 'No Kernel' && shown.status === 'Idle';
+}}"""
 
-    While a notebook opens, its indicator says "idle" for a moment before any kernel exists (the
-    status bar then reads "No Kernel | Initializing"); a restart asked for then is lost. So the
-    status bar must name a kernel and say Idle too.
+
+def kernel_status(page: Page) -> str:
+    """What the status bar says of the active notebook's kernel, for error messages."""
+    shown = page.evaluate(KERNEL_STATUS, ACTIVE_NOTEBOOK)
+    return f"{shown['kernel']} | {shown['status']}" if shown else "no status for this notebook"
+
+
+def wait_for_kernel_idle(page: Page, timeout: float = LOAD_MS) -> None:
+    """Wait until the active notebook's kernel is started, connected and idle.
+
+    While a notebook opens, the status bar reads "No Kernel | Initializing", then the kernel's
+    name with Initializing, Connecting and Unknown; a restart asked for then is lost. So the
+    status bar must name a kernel and say Idle.
     """
-    page.wait_for_function(
-        """(panel) => {
-            const indicator = document.querySelector(panel + ' .jp-Notebook-ExecutionIndicator');
-            const texts = [...document.querySelectorAll('.jp-StatusBar-TextItem')]
-                .map(item => item.textContent.trim());
-            return indicator && indicator.dataset.status === 'idle'
-                && texts.some(text => / \\| Idle$/.test(text) && !text.startsWith('No Kernel'));
-        }""", arg=ACTIVE_NOTEBOOK, timeout=timeout, polling=250)
+    try:
+        page.wait_for_function(KERNEL_IDLE, arg=ACTIVE_NOTEBOOK, timeout=timeout, polling=250)
+    except PlaywrightTimeout:
+        raise AssertionError(
+            f"the notebook's kernel was not idle within {timeout / 1000:.0f} s: the status bar "
+            f"shows {kernel_status(page)!r}") from None
 
 
 def menu(page: Page, top: str, item: str) -> None:
@@ -143,26 +174,24 @@ def restart_and_run_all(page: Page) -> None:
     except PlaywrightTimeout:
         prompts = page.eval_on_selector_all(
             f"{ACTIVE_NOTEBOOK} .jp-CodeCell .jp-InputPrompt", "ps => ps.map(p => p.textContent)")
-        status = page.locator(f"{ACTIVE_NOTEBOOK} .jp-Notebook-ExecutionIndicator") \
-            .get_attribute("data-status")
+        status = kernel_status(page)
         seen = page.evaluate("window.__courseRunQueued")
         raise AssertionError(
-            f"Restart and Run All did not finish within {RUN_MS / 1000:.0f} s: kernel {status}, "
+            f"Restart and Run All did not finish within {RUN_MS / 1000:.0f} s: kernel {status!r}, "
             f"queue seen {seen}, prompts {prompts}") from None
 
 
 def _wait_for_run_end(page: Page) -> None:
     page.wait_for_function(
-        """(panel) => {
+        f"""(panel) => {{
             const nb = document.querySelector(panel);
             if (!nb || !window.__courseRunQueued) return false;
             const prompts = [...nb.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]
                 .map(p => p.textContent.trim());
-            const indicator = nb.querySelector('.jp-Notebook-ExecutionIndicator');
             return prompts.length > 0 && !prompts.some(p => p.includes('*'))
                 && prompts.some(p => /\\d/.test(p))
-                && indicator && indicator.dataset.status === 'idle';
-        }""",
+                && ({KERNEL_IDLE})(panel);
+        }}""",
         arg=ACTIVE_NOTEBOOK, timeout=RUN_MS, polling=500)
 
 

@@ -10,6 +10,8 @@ import pytest
 from labserver import REPOSITORY, expected_figures
 from labui import (
     ACTIVE_NOTEBOOK,
+    CELL,
+    LOAD_MS,
     NotebookRun,
     open_from_file_browser,
     problems,
@@ -141,3 +143,58 @@ def test_validate_fails_an_unanswered_notebook_and_passes_an_answered_one(
     assert "Success!" not in untouched, untouched
     open_from_file_browser(page, "schedules/validate_answered.ipynb")
     assert "Success! Your notebook passes all the tests." in validate(page)
+
+
+def long_given_line(notebook: Path, longer_than: int = 100, within: int = 10) -> tuple[int, str]:
+    """The first line longer than `longer_than` characters among the first `within` lines of a
+    code cell students are given as is (not an answer cell), and that cell's index. Near the top
+    of its cell, so that its editor draws it once the cell is in view: CodeMirror draws only the
+    lines on screen."""
+    cells = nbformat.read(notebook, as_version=4).cells
+    for index, cell in enumerate(cells):
+        if cell.cell_type != "code" or cell.metadata.get("nbgrader", {}).get("solution"):
+            continue
+        for line in cell.source.splitlines()[:within]:
+            if len(line) > longer_than:
+                return index, line
+    raise LookupError(f"{notebook.name} gives no line longer than {longer_than} characters")
+
+
+def test_long_lines_of_a_given_cell_wrap_on_a_small_screen(student_page) -> None:
+    """At 1024 px with the file browser open, about 72 characters of a code cell fit, and most
+    given cells have longer lines. `make lab` wraps code cells' lines
+    (jupyter/student/labconfig/default_setting_overrides.json): a given cell's editor has nothing
+    to scroll sideways, and a line of more than 100 characters takes more than one row."""
+    page = student_page
+    notebook = REPOSITORY / "notebooks" / "schedules" / "01_parse_cron_field.ipynb"
+    index, line = long_given_line(notebook)
+    wide = page.viewport_size
+    page.set_viewport_size({"width": 1024, "height": 768})
+    try:
+        assert page.locator("#filebrowser").is_visible(), "the file browser is not open"
+        open_from_file_browser(page, "schedules/01_parse_cron_field.ipynb")
+        editor = page.locator(CELL).nth(index).locator(".cm-editor")
+        # The cell's top in view (the line is among its first ten): a tall cell only partly
+        # scrolled into view would leave the line undrawn.
+        editor.evaluate("editor => editor.scrollIntoView({block: 'start'})")
+        # Measured once the editor draws the line (null until then, which keeps waiting).
+        shown = page.wait_for_function(
+            """([editor, text]) => {
+                const row = [...editor.querySelectorAll('.cm-line')]
+                    .find(candidate => candidate.textContent === text);
+                if (!row) return null;
+                const scroller = editor.querySelector('.cm-scroller');
+                const range = document.createRange();
+                range.selectNodeContents(row);
+                const bottoms = [...range.getClientRects()].filter(rect => rect.width > 0)
+                    .map(rect => Math.round(rect.bottom));
+                return {scrollWidth: scroller.scrollWidth, clientWidth: scroller.clientWidth,
+                        rows: new Set(bottoms).size};
+            }""", arg=[editor.element_handle(), line], timeout=LOAD_MS, polling=250).json_value()
+    finally:
+        page.set_viewport_size(wide)
+    assert shown["scrollWidth"] <= shown["clientWidth"], (
+        f"cell {index}'s editor scrolls sideways ({shown['scrollWidth']} px of content in "
+        f"{shown['clientWidth']} px): its lines do not wrap")
+    assert shown["rows"] > 1, (
+        f"cell {index}'s {len(line)}-character line takes {shown['rows']} row(s): {line!r}")
