@@ -340,8 +340,19 @@ def _terminate(signum: int, frame: object) -> None:
 
 
 def _merge(args: argparse.Namespace) -> int:
+    # The instructor's files in --out, which grade-batch into that folder would apply: the
+    # shards must have applied them too (docs/class.md, What merge checks).
+    given = {name: _instructor_file(None, args.out, name)
+             for name in ("deadlines.toml", "overrides.csv")}
     try:
-        students = shard.merge(args.shards, args.out)
+        policy = deadlines.load(given["deadlines.toml"])
+        found, _ = overrides.load(given["overrides.csv"])
+    except (deadlines.DeadlineError, overrides.OverrideError) as error:
+        raise UsageError(str(error)) from None
+    held = tuple(name for name, path in given.items() if path is not None)
+    try:
+        students = shard.merge(args.shards, args.out, held,
+                               shard.policy_digest(policy or deadlines.Policy(), found or {}))
     except shard.ShardError as error:
         raise UsageError(str(error)) from None
     print(f"merged {batch.counted(len(args.shards), 'shard')} "

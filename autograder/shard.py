@@ -180,8 +180,10 @@ def _read_manifest(folder: Path) -> dict:
         raise ShardError(f"{folder / MANIFEST} is damaged; grade that shard again") from None
 
 
-def merge(shards: list[Path], out: Path) -> int:
-    """Join shard output folders into `out`; return how many students it holds."""
+def merge(shards: list[Path], out: Path, held: tuple[str, ...] = (), digest: str = "") -> int:
+    """Join shard output folders into `out`; return how many students it holds. `held`: the
+    names of the deadlines and overrides files in `out`, whose policy_digest is `digest`: the
+    shards must have applied exactly those, as grade-batch into `out` would."""
     folders = [Path(folder) for folder in shards]
     if not folders:
         raise ShardError("name at least one shard folder")
@@ -230,6 +232,13 @@ def merge(shards: list[Path], out: Path) -> int:
                 raise ShardError(f"{folder} was graded with other deadlines or overrides than "
                                  f"{folders[0]}; give every shard the same --deadlines and "
                                  "--overrides files")
+    if held and str(manifests[0].get("policy", "")) != digest:
+        names = sorted(held)
+        flags = " ".join(f"--{name.partition('.')[0]} {out / name}" for name in names)
+        raise ShardError(f"{out} holds {' and '.join(names)}, which the shards were not graded "
+                         f"with, so their late penalties and overrides would be missing: grade "
+                         f"every shard with {flags}, or move {'them' if len(names) > 1 else 'it'}"
+                         f" out of {out}")
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     final, out = out, Path(tempfile.mkdtemp(prefix=f".{out.name}.merging-", dir=out))

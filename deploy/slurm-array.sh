@@ -11,7 +11,8 @@
 # the merged gradebook. --shard auto reads SLURM_ARRAY_TASK_ID (counted from the array's first task) and,
 # with no N given, SLURM_ARRAY_TASK_COUNT. Merging again into the same grades folder replaces
 # the earlier merge and keeps deadlines.toml, overrides.csv and roster.csv there. POLICY holds the class's deadlines.toml and overrides.csv, when it
-# has them: every shard must apply the same ones (merge refuses shards that did not).
+# has them: every shard must apply the same ones (merge refuses shards that did not, and shards
+# that did not apply a deadlines.toml or overrides.csv kept in the grades folder).
 #SBATCH --job-name=grade-class
 #SBATCH --array=0-7
 #SBATCH --cpus-per-task=2

@@ -34,6 +34,9 @@ CLASS = [
     # every shard must name their output folders as one run does.
     ("Hal", PARSE, "stub"), ("é" * 120, ORDER, "honest"),
 ]
+# A late policy: work due in 2020, 10% off per day late.
+LATE = ("[due]\nschedules = 2020-01-01T00:00:00+00:00\n\n"
+        "[late]\npenalty_per = \"day\"\npenalty_percent = 10\n")
 
 
 @pytest.fixture(scope="module")
@@ -177,11 +180,51 @@ def test_merge_refuses_shards_graded_with_other_deadlines(graded):
     """A shard whose machine was given another deadlines file (or none) would not add up to
     one class: merge names it and says what to pass."""
     policy = graded / "deadlines.toml"
-    policy.write_text("[due]\nschedules = 2020-01-01T00:00:00+00:00\n\n"
-                      "[late]\npenalty_per = \"day\"\npenalty_percent = 10\n")
+    policy.write_text(LATE)
     said = refused_second_shard(graded, "part2late", "--deadlines", policy)
     assert "part2late was graded with other deadlines or overrides" in said
     assert "--deadlines" in said
+
+
+def test_merge_refuses_a_folder_whose_deadlines_the_shards_did_not_apply(graded):
+    """grade-batch applies the deadlines.toml and overrides.csv in its --out folder; shards
+    graded elsewhere did not. Merging them into that folder would leave every late penalty
+    out of the gradebook without a word, so merge refuses and says what to pass."""
+    parts = [graded / f"part{k}" for k in (1, 2, 3)]
+    target = graded / "with-deadlines"
+    target.mkdir()
+    (target / "deadlines.toml").write_text(LATE)
+    done = merge(*parts, "--out", target)
+    assert done.returncode == 2
+    said = done.stderr.strip()
+    assert len(said.splitlines()) == 1
+    assert "holds deadlines.toml, which the shards were not graded with" in said
+    assert f"--deadlines {target / 'deadlines.toml'}" in said
+    assert sorted(path.name for path in target.iterdir()) == ["deadlines.toml"]
+
+
+def test_shards_graded_with_the_folders_deadlines_merge_into_it(graded):
+    """The same folder, with shards graded with --deadlines pointing at its file: merged, and
+    the gradebook is the one a single run with those deadlines writes."""
+    target = graded / "late-gradebook"
+    target.mkdir()
+    policy = target / "deadlines.toml"
+    policy.write_text(LATE)
+    parts = []
+    for k in (1, 2, 3):
+        parts.append(graded / f"late-part{k}")
+        done = grade_batch(graded / "submitted", parts[-1], "--jobs", "2", "--shard", f"{k}/3",
+                           "--deadlines", policy)
+        assert done.returncode == 0, done.stderr[-2000:]
+    done = merge(*parts, "--out", target)
+    assert done.returncode == 0, done.stderr
+    whole = graded / "late-whole"
+    done = grade_batch(graded / "submitted", whole, "--jobs", "2", "--deadlines", policy)
+    assert done.returncode == 0, done.stderr[-2000:]
+    merged = files(target)
+    assert merged.pop("deadlines.toml") == LATE.encode()
+    assert merged == files(whole)
+    assert "no timestamp.txt, so it counts as on time" in (target / "grades.csv").read_text()
 
 
 def test_a_regrade_merges_again_into_the_same_folder_and_keeps_the_instructors_files(graded):
