@@ -127,7 +127,7 @@ def safe_text(text: str, limit: int | None = MAX_MESSAGE) -> str:
     NUL) and every character drawn as nothing (`escape.shown_as_escape`) shown as a
     `\\x..`/`\\u....` escape, cut to `limit` characters (None: never cut)."""
     text = str(text)
-    if text.replace("\n", "").isprintable() and not escape.DEFAULT_IGNORABLE.search(text):
+    if text.replace("\n", "").isprintable() and not escape.UNSEEN.search(text):
         joined = text  # nothing to show as an escape (checked in C)
     else:
         shown = []

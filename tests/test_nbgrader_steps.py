@@ -284,6 +284,17 @@ def test_student_ids_that_read_alike_are_named_and_the_rest_are_not():
 
 
 @pytest.mark.fast
+def test_a_student_id_ending_in_the_braille_blank_reads_like_the_one_without():
+    """`ada` and U+2800 BRAILLE PATTERN BLANK prints as `ada `: nbgrader's log names that id
+    beside the gradebook's ada, with the blank as an escape, and shows it so in any message."""
+    assert look_alike_ids(["ada\u2800", "bob"], ["ada"]) == [
+        "The student id 'ada\\\\u2800' (ada\\u2800) reads like the gradebook's student 'ada': "
+        "nbgrader grades it as a student of its own; Formgrader lists them as students that "
+        "read alike, so check that each is the right student"]
+    assert safe_text("Copying ada\u2800/x.csv") == "Copying ada\\u2800/x.csv"
+
+
+@pytest.mark.fast
 def test_a_sentence_names_a_few_look_alikes_and_counts_the_rest():
     """Eight spellings of one name in one class: each sentence names MAX_NAMES_SHOWN of the
     seven others and counts the rest, so one class cannot fill the log."""
