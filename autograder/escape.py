@@ -8,6 +8,8 @@ returns a version that can be written to one kind of output without changing its
 - `plain_json`: a whole JSON document's strings made encodable, so `json.dumps` and writing
   the result never fail;
 - `terminal`: one line for a progress display, with no control or ANSI escape characters;
+- `escaped`: what `terminal` escapes, written another way (`hex_escape`'s `\\x1b`, for
+  nbgrader's log) or with some characters kept (line breaks);
 - `one_line`: `terminal`, kept to a length, for a message in a single line of a report;
 - `code_span` and `code_block`: Markdown that shows the text literally (no headings, links,
   HTML or emphasis can come out of it);
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from typing import overload
 
 REPLACEMENT = "\ufffd"
@@ -95,12 +98,21 @@ def plain_json(value: object) -> object:
     return value
 
 
-def _shown(character: str) -> str:
-    named = _NAMED.get(character)
-    if named is not None:
-        return named
+def _code_point(character: str) -> str:
     code = ord(character)
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _shown(character: str) -> str:
+    """A character as `terminal` shows it: \\n, \\r, \\t, \\e, or its code point."""
+    return _NAMED.get(character) or _code_point(character)
+
+
+def hex_escape(character: str) -> str:
+    """A character as a log shows it (`nbgrader_autograde.safe_text`): \\x.. below U+0100
+    (\\x1b, \\x09 for a tab), its code point (\\u202e, \\U000e0080) above."""
+    code = ord(character)
+    return f"\\x{code:02x}" if code < 0x100 else _code_point(character)
 
 
 def shown_as_escape(character: str) -> bool:
@@ -116,11 +128,19 @@ def terminal(value: object) -> str:
     carriage returns, bidirectional overrides, zero-width spaces), and characters no one sees
     (a variation selector, a Hangul filler, an unassigned code point, the Braille blank) shown
     as visible escapes such as \\n, \\e, \\u200b and \\u3164 (`shown_as_escape`)."""
-    shown = text(value)
-    if shown.isprintable() and (shown.isascii() or not UNSEEN.search(shown)):
-        return shown  # nothing shown as an escape: the checks run in C
-    return "".join(_shown(character) if shown_as_escape(character) else character
-                   for character in shown)
+    return escaped(text(value))
+
+
+def escaped(value: str, spell: Callable[[str], str] = _shown, kept: str = "") -> str:
+    """`value` with each character that `shown_as_escape` names, but those in `kept`, written
+    as `spell` writes it: as `terminal` does (\\e, \\n, \\u200b), or by `hex_escape`."""
+    seen = value
+    for character in kept:
+        seen = seen.replace(character, "")
+    if seen.isprintable() and (seen.isascii() or not UNSEEN.search(seen)):
+        return value  # nothing shown as an escape: the checks run in C
+    return "".join(spell(character) if character not in kept and shown_as_escape(character)
+                   else character for character in value)
 
 
 def one_line(value: object, limit: int = 2000) -> str:

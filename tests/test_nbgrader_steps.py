@@ -56,6 +56,8 @@ def test_safe_text_shows_control_characters_as_escapes_and_keeps_the_rest():
     text = "got 'é\u00e9' \x1b[2J\x07\x00 \u202etxt.exe\nsecond line"
     assert safe_text(text) == "got 'éé' \\x1b[2J\\x07\\x00 \\u202etxt.exe\nsecond line"
     assert safe_text("x" * 1000, 50) == "x" * 47 + "..."
+    # a code point above U+FFFF in eight digits: \ue0080 would read as U+E008 and a `0`
+    assert safe_text("ada\U000e0080\U00013441") == "ada\\U000e0080\\U00013441"
 
 
 def _item(*tests: TestResult) -> ItemResult:
