@@ -208,15 +208,16 @@ def alike_key(name: str) -> str:
     """What a name reads as to a disk that ignores case or Unicode normalisation (`Ada` and
     `ada` on macOS or Windows, `José` with its accent composed or not) and to a person
     (fullwidth `ａｄａ` and `ada`; `ada` with a character drawn as nothing in it, such as a
-    variation selector, as UTS #39's skeleton drops them; `ada` with white space at an end,
-    or two spaces for one inside): Unicode's compatibility caseless match (NFKD of the case
-    folded NFKD of the case folded NFD; folding case can undo a normal form), without the
-    default-ignorable code points, and white space as one space between words. Names with
-    one key read alike. Letters of other scripts that look Latin (Cyrillic `а`) keep keys of
-    their own here: `confusable_key` tells those."""
+    variation selector, as UTS #39's skeleton drops them; `ada` with white space or a blank
+    such as the Braille blank at an end, or two spaces for one inside): Unicode's
+    compatibility caseless match (NFKD of the case folded NFKD of the case folded NFD; folding
+    case can undo a normal form), without the default-ignorable code points, the characters
+    drawn as a blank (`escape.BLANK`) as spaces, and white space as one space between words.
+    Names with one key read alike. Letters of other scripts that look Latin (Cyrillic `а`)
+    keep keys of their own here: `confusable_key` tells those."""
     folded = unicodedata.normalize("NFD", name).casefold()
     key = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", folded).casefold())
-    return " ".join(escape.DEFAULT_IGNORABLE.sub("", key).split())
+    return " ".join(escape.BLANK.sub(" ", escape.DEFAULT_IGNORABLE.sub("", key)).split())
 
 
 def confusable_key(name: str) -> str:

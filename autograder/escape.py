@@ -8,6 +8,8 @@ returns a version that can be written to one kind of output without changing its
 - `plain_json`: a whole JSON document's strings made encodable, so `json.dumps` and writing
   the result never fail;
 - `terminal`: one line for a progress display, with no control or ANSI escape characters;
+- `escaped`: what `terminal` escapes, written another way (`hex_escape`'s `\\x1b`, for
+  nbgrader's log) or with some characters kept (line breaks);
 - `one_line`: `terminal`, kept to a length, for a message in a single line of a report;
 - `code_span` and `code_block`: Markdown that shows the text literally (no headings, links,
   HTML or emphasis can come out of it);
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from typing import overload
 
 REPLACEMENT = "\ufffd"
@@ -42,14 +45,26 @@ DEFAULT_IGNORABLE = re.compile(
     "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
     "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
+# Characters drawn as an empty cell that Unicode classes neither as white space nor as
+# default-ignorable, so neither property finds them. Unicode has no property for a blank glyph:
+# these are the characters its names and annotations (NamesList.txt) call blank. U+2800
+# BRAILLE PATTERN BLANK is "imaged as a fixed-width blank in many fonts" but "does not act as
+# a space" (`ada` followed by it prints as `ada `); U+13441 and U+13442, EGYPTIAN HIEROGLYPH
+# FULL BLANK and HALF BLANK, came with Unicode 15 (unassigned, and so escaped, in a Python
+# with older Unicode data). A symbol that pictures a blank (U+2422 BLANK SYMBOL) is drawn.
+# Names are compared with each of them as a space (`discovery.alike_key`).
+BLANK = re.compile("[\u2800\U00013441\U00013442]")
+# What no one sees, whatever its category: drawn as nothing, or as a blank.
+UNSEEN = re.compile(f"{DEFAULT_IGNORABLE.pattern}|{BLANK.pattern}")
 # Shown as escapes too: unassigned code points (category Cn), which no font draws.
 _ESCAPED_CATEGORIES = SHOWN_AS_ESCAPES | {"Cn"}
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 # Characters a spreadsheet or a CSV import may drop or trim before it looks for a formula:
 # controls, format characters (zero-width spaces, the byte-order mark), every kind of white
-# space (no-break and ideographic spaces, line separators), and the other default-ignorable
-# code points (Hangul fillers, variation selectors, the combining grapheme joiner).
+# space (no-break and ideographic spaces, line separators), and the other characters no one
+# sees (UNSEEN: Hangul fillers, variation selectors, the combining grapheme joiner, the
+# Braille blank), which a person reading the cell passes over too.
 _PASSED_OVER = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
 
 
@@ -83,32 +98,49 @@ def plain_json(value: object) -> object:
     return value
 
 
-def _shown(character: str) -> str:
-    named = _NAMED.get(character)
-    if named is not None:
-        return named
+def _code_point(character: str) -> str:
     code = ord(character)
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+def _shown(character: str) -> str:
+    """A character as `terminal` shows it: \\n, \\r, \\t, \\e, or its code point."""
+    return _NAMED.get(character) or _code_point(character)
+
+
+def hex_escape(character: str) -> str:
+    """A character as a log shows it (`nbgrader_autograde.safe_text`): \\x.. below U+0100
+    (\\x1b, \\x09 for a tab), its code point (\\u202e, \\U000e0080) above."""
+    code = ord(character)
+    return f"\\x{code:02x}" if code < 0x100 else _code_point(character)
+
+
 def shown_as_escape(character: str) -> bool:
     """Whether `terminal` shows `character` as an escape: a character of a category of
-    SHOWN_AS_ESCAPES, an unassigned one, or one that is drawn as nothing
-    (DEFAULT_IGNORABLE)."""
+    SHOWN_AS_ESCAPES, an unassigned one, or one that no one sees (UNSEEN: drawn as nothing,
+    DEFAULT_IGNORABLE, or as a blank, BLANK)."""
     return unicodedata.category(character) in _ESCAPED_CATEGORIES \
-        or DEFAULT_IGNORABLE.match(character) is not None
+        or UNSEEN.match(character) is not None
 
 
 def terminal(value: object) -> str:
     """One line for a terminal: control and format characters (newlines, ANSI escapes,
-    carriage returns, bidirectional overrides, zero-width spaces), and characters drawn as
-    nothing (a variation selector, a Hangul filler, an unassigned code point) shown as visible
-    escapes such as \\n, \\e, \\u200b and \\u3164 (`shown_as_escape`)."""
-    shown = text(value)
-    if shown.isprintable() and (shown.isascii() or not DEFAULT_IGNORABLE.search(shown)):
-        return shown  # nothing shown as an escape: the checks run in C
-    return "".join(_shown(character) if shown_as_escape(character) else character
-                   for character in shown)
+    carriage returns, bidirectional overrides, zero-width spaces), and characters no one sees
+    (a variation selector, a Hangul filler, an unassigned code point, the Braille blank) shown
+    as visible escapes such as \\n, \\e, \\u200b and \\u3164 (`shown_as_escape`)."""
+    return escaped(text(value))
+
+
+def escaped(value: str, spell: Callable[[str], str] = _shown, kept: str = "") -> str:
+    """`value` with each character that `shown_as_escape` names, but those in `kept`, written
+    as `spell` writes it: as `terminal` does (\\e, \\n, \\u200b), or by `hex_escape`."""
+    seen = value
+    for character in kept:
+        seen = seen.replace(character, "")
+    if seen.isprintable() and (seen.isascii() or not UNSEEN.search(seen)):
+        return value  # nothing shown as an escape: the checks run in C
+    return "".join(spell(character) if character not in kept and shown_as_escape(character)
+                   else character for character in value)
 
 
 def one_line(value: object, limit: int = 2000) -> str:
@@ -161,7 +193,7 @@ def _visible_start(value: str) -> str:
     category = unicodedata.category
     for index, character in enumerate(value):
         if not (character.isspace() or category(character) in _PASSED_OVER
-                or DEFAULT_IGNORABLE.match(character)):
+                or UNSEEN.match(character)):
             return value[index:]
     return ""
 

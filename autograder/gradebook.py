@@ -9,8 +9,10 @@ import csv
 import sys
 from pathlib import Path
 
+import wcwidth
+
 from .discovery import look_alikes
-from .escape import code_points
+from .escape import code_points, terminal
 from .rubric import EXERCISES
 
 
@@ -19,7 +21,8 @@ def table(rows: list[dict[str, str]]) -> str:
     with the maximum of exactly those notebooks. `*` marks an instructor's override and `L` a
     late penalty (grades.csv says why). Students whose names read alike (`José` with its
     accent composed and not, `Ada` and `ada`) are shown in code points, so their rows read
-    apart."""
+    apart. Columns are padded to the width a terminal draws (a wide `東` takes two columns,
+    a combining accent none), so every row's columns line up."""
     present = {row["notebook"] for row in rows}
     exercises = [e for e in EXERCISES if e.notebook in present]
     notebooks = [e.notebook for e in exercises]
@@ -39,11 +42,12 @@ def table(rows: list[dict[str, str]]) -> str:
         mine = scores[student]
         cells = [f"{mine[name]:g}{marks.get((student, name), '')}" if name in mine else "-"
                  for name in notebooks]
-        lines.append([code_points(student) if student in alike else student] + cells
+        lines.append([code_points(student) if student in alike else terminal(student)] + cells
                      + [f"{round(sum(mine.values()), 2):g}"])
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    text = ["  ".join(cell.ljust(widths[0]) if i == 0 else cell.rjust(widths[i])
-                      for i, cell in enumerate(line)) for line in lines]
+    widths = [max(wcwidth.width(line[i]) for line in lines) for i in range(len(header))]
+    text = ["  ".join(wcwidth.ljust(cell, widths[0]) if i == 0 else
+                      wcwidth.rjust(cell, widths[i]) for i, cell in enumerate(line))
+            for line in lines]
     legend = ", ".join(f"{name[:2]} = {name}" for name in notebooks)
     spelled = "; names that read alike in code points (Jos\\u00e9)" if alike else ""
     return "\n".join(text) + (f"\n\n{legend}; - = no row; * = instructor's override; "

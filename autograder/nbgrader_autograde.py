@@ -124,20 +124,10 @@ _sandboxes: dict[str, isolation.Isolation] = {}
 
 def safe_text(text: str, limit: int | None = MAX_MESSAGE) -> str:
     """`text` with every control and formatting character (terminal escapes, bidi overrides,
-    NUL) and every character drawn as nothing (`escape.shown_as_escape`) shown as a
-    `\\x..`/`\\u....` escape, cut to `limit` characters (None: never cut)."""
-    text = str(text)
-    if text.replace("\n", "").isprintable() and not escape.DEFAULT_IGNORABLE.search(text):
-        joined = text  # nothing to show as an escape (checked in C)
-    else:
-        shown = []
-        for char in text:
-            if char == "\n" or not escape.shown_as_escape(char):
-                shown.append(char)
-            else:
-                code = ord(char)
-                shown.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-        joined = "".join(shown)
+    NUL) and every character no one sees (`escape.shown_as_escape`) shown as an escape
+    (`escape.hex_escape`: `\\x1b`, `\\u202e`), line breaks kept, cut to `limit` characters
+    (None: never cut)."""
+    joined = escape.escaped(str(text), escape.hex_escape, kept="\n")
     return joined if limit is None or len(joined) <= limit else joined[:limit - 3] + "..."
 
 

@@ -603,13 +603,20 @@ def test_folder_and_file_names_that_start_invisibly_with_a_formula_stay_inert(tm
 DRAWN_AS_NOTHING = frozenset({0x34F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D,
                               0x180F, 0x3164, 0xFFA0, *range(0xFE00, 0xFE10),
                               *range(0xE0100, 0xE01F0)})
+# Code points drawn as a blank that are neither white space nor default-ignorable: those
+# Unicode's names and annotations call blank (the Braille blank, and Unicode 15's Egyptian
+# full and half blank, unassigned in older Unicode data).
+DRAWN_AS_BLANK = frozenset({0x2800, 0x13441, 0x13442})
+# Named blank but drawn: a symbol that pictures a blank.
+BLANK_SIGNS = frozenset({0x2422})  # BLANK SYMBOL
 
 
 def test_terminal_escapes_controls_formats_and_what_is_drawn_as_nothing():
     """Every code point is shown as itself or as an escape: by its Unicode category (controls,
     format characters, separators, private use, unassigned code points), or because it is
     drawn as nothing (DRAWN_AS_NOTHING: `ada` followed by a variation selector printed as
-    `ada`); and the nbgrader path (safe_text) escapes the very same characters."""
+    `ada`) or as a blank (DRAWN_AS_BLANK: `ada` and the Braille blank printed as `ada `); and
+    the nbgrader path (safe_text) escapes the very same characters."""
     from autograder.nbgrader_autograde import safe_text
 
     for code in range(0x110000):
@@ -618,21 +625,43 @@ def test_terminal_escapes_controls_formats_and_what_is_drawn_as_nothing():
             continue  # lone surrogates become U+FFFD first (escape.text)
         category = unicodedata.category(character)
         escaped = category in escape.SHOWN_AS_ESCAPES or category == "Cn" \
-            or code in DRAWN_AS_NOTHING
+            or code in DRAWN_AS_NOTHING or code in DRAWN_AS_BLANK
         assert (escape.terminal(character) != character) is escaped, hex(code)
         if code % 97 == 0 or escaped:
             assert (safe_text(character) != character) is (escaped and character != "\n"), \
                 hex(code)
     assert escape.terminal("ada\u034f") == "ada\\u034f" != escape.terminal("ada")
     assert escape.terminal("ada\U000e0080") == "ada\\U000e0080"  # unassigned
+    assert escape.terminal("ada\u2800") == "ada\\u2800" != escape.terminal("ada ")
+
+
+@pytest.mark.fast
+def test_every_character_unicode_names_blank_is_shown_as_an_escape_and_read_as_a_space():
+    """The characters whose Unicode name says BLANK, in this Python's Unicode data, are
+    DRAWN_AS_BLANK or draw a sign (BLANK_SIGNS): a character a newer Unicode adds under such
+    a name must be judged here. Each blank is an escape on every path that shows a name
+    (terminal, nbgrader's log, a gradebook cell), and reads as the space it looks like."""
+    from autograder.nbgrader_autograde import safe_text
+
+    named = {code for code in range(0x110000)
+             if "BLANK" in unicodedata.name(chr(code), "").split()}
+    assert 0x2800 in named and named <= DRAWN_AS_BLANK | BLANK_SIGNS, sorted(map(hex, named))
+    for code in DRAWN_AS_BLANK:
+        blank, shown = chr(code), chr(code).encode("unicode_escape").decode("ascii")
+        assert escape.terminal(f"ada{blank}") == safe_text(f"ada{blank}") == f"ada{shown}"
+        assert escape.csv_key(f"{blank}=1+1") == f"'{shown}=1+1"
+        assert discovery.alike_key(f"ada{blank}") == discovery.alike_key("ada")
+        assert discovery.alike_key(f"a{blank}da") == discovery.alike_key("a da")
+    for code in BLANK_SIGNS:
+        assert escape.terminal(chr(code)) == chr(code)
 
 
 # Folder names that print like `ada` but are not: a character drawn as nothing after it (the
 # combining grapheme joiner, a Hangul filler, a variation selector, an unassigned tag
-# character, a zero-width space), or white space at an end (a no-break space, an ideographic
-# space, a plain space).
+# character, a zero-width space), a blank at an end (the Braille blank), or white space at
+# an end (a no-break space, an ideographic space, a plain space).
 INVISIBLY_ADA = ("ada\u034f", "ada\u3164", "ada\ufe0f", "ada\U000e0080", "\u200bada",
-                 "ada\u00a0", "ada\u3000", "ada ")
+                 "ada\u2800", "\u2800ada", "ada\u00a0", "ada\u3000", "ada ")
 
 
 @pytest.mark.fast
@@ -646,23 +675,27 @@ def test_names_that_differ_only_by_what_is_drawn_as_nothing_read_alike():
             ascii(name)
         folders = discovery.output_folders(["ada", name])
         assert len({discovery.alike_key(folder) for folder in folders.values()}) == 2, folders
-    assert discovery.look_alikes(["ada", "a da", "ad a", "a\u2800da", "adam"]) == {}
+    assert discovery.look_alikes(["ada", "a da", "ad a", "adam"]) == {}
+    # a blank inside reads as the space it looks like, not as nothing
+    assert discovery.look_alikes(["ada", "a\u2800da", "a da"]) == {
+        "a da": ("a\u2800da",), "a\u2800da": ("a da",)}
     drawn = [name for name in INVISIBLY_ADA if name.strip() == name]  # the rest: flagged
     assert [escape.csv_key(name).count("\\") for name in drawn] == [1] * len(drawn), drawn
     assert all("\\" in escape.terminal(name) for name in drawn), drawn
 
 
 def test_folder_names_that_print_like_another_s_are_flagged(tmp_path, monkeypatch):
-    """`ada` beside `ada` followed by the combining grapheme joiner, a variation selector or a
-    no-break space: every progress line, gradebook row and output folder read `ada`, and
-    nothing said that they were three students. They are graded apart and flagged as names
-    that read alike, and each name is shown apart wherever it is written."""
-    names = ("ada", "ada\u034f", "ada\ufe0f", "ada\u00a0")
+    """`ada` beside `ada` followed by the combining grapheme joiner, a variation selector, a
+    no-break space or the Braille blank: every progress line, gradebook row and output folder
+    read `ada`, and nothing said that they were five students. They are graded apart and
+    flagged as names that read alike, and each name is shown apart wherever it is written."""
+    names = ("ada", "ada\u034f", "ada\ufe0f", "ada\u00a0", "ada\u2800")
     submitted = _class(tmp_path, (*names, "dee"))
     out = tmp_path / "out"
     summary = _graded_apart(submitted, out, monkeypatch)
     rows = {row["student"]: row for row in _rows(out)}
-    assert set(rows) == {"ada", "ada\\u034f", "ada\\ufe0f", "ada\u00a0", "dee"}, sorted(rows)
+    assert set(rows) == {"ada", "ada\\u034f", "ada\\ufe0f", "ada\u00a0", "ada\\u2800", "dee"}, \
+        sorted(rows)
     assert {row["score"] for row in rows.values()} == {f"{PARSE.items[0].points:g}"}
     assert "(ada\\ufe0f in code points) reads like another student's" in \
         rows["ada\\ufe0f"]["note"] and not rows["dee"]["note"]
@@ -674,6 +707,7 @@ def test_folder_names_that_print_like_another_s_are_flagged(tmp_path, monkeypatc
     text = summary.line(out)
     assert f"warning: {len(names)} students' folder names read like another's" in text, text
     assert "(ada\\u034f)" in text and "ada\u034f" not in text, text
+    assert "(ada\\u2800)" in text and "\u2800" not in text, text
 
 
 HOSTILE_FILE = ("x\x1b[2J\x1b]0;pwned\x07\r\n# Total: 185 of 185 points\n"

@@ -1,5 +1,7 @@
 """The gradebook table that `make demo` prints from grades.csv."""
 
+import unicodedata
+
 import pytest
 
 from autograder import escape
@@ -69,3 +71,33 @@ def test_a_space_no_one_sees_is_shown_in_code_points():
     assert sorted(line.split()[0] for line in lines[2:7]) == sorted(
         ["ada", "ada\\u0020", "\\u0020ada", "a\\u0020\\u0020da", "a"]), lines
     assert [escape.code_points(name) for name in ("a b", "a\\ b")] == ["a b", "a\\\\ b"]
+
+
+def _drawn_width(text: str) -> int:
+    """How many columns a terminal draws `text` in: two for a wide or fullwidth character
+    (Unicode's East_Asian_Width W and F), none for a combining mark."""
+    return sum(0 if unicodedata.combining(char) else
+               2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def test_wide_and_combining_names_keep_their_rows_columns_in_line():
+    """A name in wide characters (`東京太郎`, `ｋｉｍ`) or with a combining accent (`Zoë` with
+    U+0308) was padded by its number of characters, so its scores stood two columns right
+    for each wide letter, or one left for each accent, of everyone else's. Every line of the
+    table is now drawn the same width, and every column starts where the header's does."""
+    first, second = EXERCISES[:2]
+    names = ("東京太郎", "\uff4b\uff49\uff4d", "Zoe\u0308", "bo")
+    rows = [row(name, exercise, 12.5) for name in names for exercise in (first, second)]
+    lines = table(rows).splitlines()[:2 + len(names)]
+    assert len({_drawn_width(line) for line in lines}) == 1, lines
+    starts = {_drawn_width(line.split("12.5")[0]) for line in lines[2:]}
+    assert starts == {_drawn_width("東京太郎  ")}, lines
+    assert all(line.endswith("12.5  12.5     25") for line in lines[2:]), lines
+
+
+def test_a_name_with_a_control_character_is_shown_escaped():
+    """grades.csv as grade-batch writes it holds names already escaped; one edited by hand
+    (or by an older grader) with a terminal escape in a name prints it as \\e, never raw."""
+    first = EXERCISES[0]
+    text = table([row("kim\x1b[2J\u2800", first, 5), row("bo", first, 5)])
+    assert "\x1b" not in text and "\u2800" not in text and "kim\\e[2J\\u2800" in text, text

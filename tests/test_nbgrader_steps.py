@@ -56,6 +56,8 @@ def test_safe_text_shows_control_characters_as_escapes_and_keeps_the_rest():
     text = "got 'é\u00e9' \x1b[2J\x07\x00 \u202etxt.exe\nsecond line"
     assert safe_text(text) == "got 'éé' \\x1b[2J\\x07\\x00 \\u202etxt.exe\nsecond line"
     assert safe_text("x" * 1000, 50) == "x" * 47 + "..."
+    # a code point above U+FFFF in eight digits: \ue0080 would read as U+E008 and a `0`
+    assert safe_text("ada\U000e0080\U00013441") == "ada\\U000e0080\\U00013441"
 
 
 def _item(*tests: TestResult) -> ItemResult:
@@ -281,6 +283,17 @@ def test_student_ids_that_read_alike_are_named_and_the_rest_are_not():
         f"The student id '{cyrillic}' (\\u0430da) reads like the gradebook's student 'ada': "
         "nbgrader grades it as a student of its own; Formgrader lists them as students that "
         "read alike, so check that each is the right student"]
+
+
+@pytest.mark.fast
+def test_a_student_id_ending_in_the_braille_blank_reads_like_the_one_without():
+    """`ada` and U+2800 BRAILLE PATTERN BLANK prints as `ada `: nbgrader's log names that id
+    beside the gradebook's ada, with the blank as an escape, and shows it so in any message."""
+    assert look_alike_ids(["ada\u2800", "bob"], ["ada"]) == [
+        "The student id 'ada\\\\u2800' (ada\\u2800) reads like the gradebook's student 'ada': "
+        "nbgrader grades it as a student of its own; Formgrader lists them as students that "
+        "read alike, so check that each is the right student"]
+    assert safe_text("Copying ada\u2800/x.csv") == "Copying ada\\u2800/x.csv"
 
 
 @pytest.mark.fast
