@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import itertools
+import json
 import os
 import re
 import stat
@@ -234,16 +235,27 @@ def confusable_key(name: str) -> str:
 ALIKE_KEYS = (alike_key, confusable_key)
 
 
+@functools.cache
+def _confusables() -> dict[str, list[dict[str, str]]]:
+    """Unicode's confusables table as confusable-homoglyphs ships it: its data file, which maps
+    each character to those drawn like it (`{"c": text, "n": name}`), read on first use. Read
+    directly, because the package's own modules import urllib.request (for their updates to
+    the table) and with it http and email: three times what reading the table costs, at
+    every start of a batch."""
+    import confusable_homoglyphs
+
+    table = Path(confusable_homoglyphs.__file__).parent / "confusables.json"
+    return json.loads(table.read_text(encoding="utf-8"))
+
+
 @functools.lru_cache(maxsize=8192)
 def _homoglyphs(text: str) -> tuple[str, ...]:
-    """What Unicode's confusables table (as confusable-homoglyphs ships it) pairs `text` with:
-    for a character the table maps, its prototype; for a prototype, every character mapped to
-    it. A sequence (`rn`) is only ever a prototype. The table is loaded on first use."""
-    from confusable_homoglyphs import confusables
-
-    found = confusables.is_confusable(text, greedy=True) if len(text) == 1 else False
-    return tuple(glyph["c"] for glyph in found[0]["homoglyphs"]) \
-        if isinstance(found, list) and found else ()
+    """What Unicode's confusables table pairs `text` with (what the package's
+    `is_confusable(text, greedy=True)` finds for one character): for a character the table
+    maps, its prototype; for a prototype, every character mapped to it. A sequence (`rn`) is
+    only ever a prototype."""
+    found = _confusables().get(text, []) if len(text) == 1 else []
+    return tuple(glyph["c"] for glyph in found)
 
 
 @functools.lru_cache(maxsize=8192)

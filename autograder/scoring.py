@@ -357,7 +357,10 @@ def score_run(exercise: Exercise, run: runner.RunResult, limits: runner.Limits,
         (after_done, "events after the end of the run")) if count]
     if cell_problems > MAX_CELL_PROBLEMS:
         problems.append(f"... and {cell_problems - MAX_CELL_PROBLEMS} more cells failed")
-    skipped = sorted(names_grading_skips(exercise).intersection(undefined))
+    undefined.discard(None)
+    # Only a run that met a NameError needs the names, which parsing the instructor's whole
+    # notebook works out (once per exercise, yet most of the scoring of a batch's first runs).
+    skipped = sorted(names_grading_skips(exercise).intersection(undefined)) if undefined else []
     if skipped:
         problems.append(skipped_names_problem(skipped))
     died = sorted({outcome["died"] for outcome in outcomes.values() if "died" in outcome})

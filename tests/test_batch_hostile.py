@@ -503,6 +503,30 @@ def test_names_that_look_alike_across_scripts_read_alike_and_others_do_not():
             assert isinstance(discovery.confusable_key(text), str)
 
 
+@pytest.mark.fast
+def test_the_confusables_table_is_the_package_s_own_read_without_its_network_modules():
+    """The grader reads confusable-homoglyphs' table from its data file: for every character it
+    finds what the package's `is_confusable` finds, and it imports none of the modules the
+    package loads to download updates (urllib.request, http, email), a third of a batch's
+    start-up."""
+    from confusable_homoglyphs import confusables
+
+    for character, glyphs in confusables.confusables_data.items():
+        for text in (character, *(glyph["c"] for glyph in glyphs)):
+            found = confusables.is_confusable(text, greedy=True) if len(text) == 1 else False
+            assert discovery._homoglyphs(text) == (tuple(
+                glyph["c"] for glyph in found[0]["homoglyphs"]) if found else ()), text
+    code = ("import sys\n"
+            "from autograder import discovery\n"
+            "assert discovery.look_alikes(['ada', '\\u0430da', 'bob']) == "
+            "{'ada': ('\\u0430da',), '\\u0430da': ('ada',)}\n"
+            "print(' '.join(sorted(name for name in sys.modules "
+            "if name == 'urllib.request' or name.split('.')[0] in ('http', 'email'))))")
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, cwd=Path(__file__).resolve().parent.parent)
+    assert shown.stdout.split() == [], shown.stdout
+
+
 @given(st.text(max_size=12), st.text(max_size=12))
 @settings(max_examples=300, deadline=None)
 def test_code_points_are_plain_ascii_and_tell_every_two_names_apart(one, other):

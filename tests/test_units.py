@@ -889,3 +889,23 @@ def test_only_the_course_s_own_skipped_names_are_named_when_a_name_is_not_define
     # a name the answer cells bind, one nobody binds, one the setup cell binds: no hint
     assert problems("parse_cron_field", "secret_answers", "datetime") == []
     assert problems("field_ranges\\n# forged") == []
+
+
+def test_scoring_a_run_without_a_name_error_parses_no_notebook(monkeypatch):
+    """The names only skipped cells bind come from parsing the instructor's whole notebook:
+    a run that met no NameError (nearly every run) is scored without them, to the same
+    result."""
+    exercise = exercise_for("03_next_run")
+    ids = [case["id"] for case in suite.exercise_cases(exercise)]
+    events = [{"event": "case", "id": ids[0], "outcome": {
+        "raised": "ValueError", "mro": ["ValueError", "Exception", "BaseException", "object"],
+        "message": "name 'field_ranges' is not defined"}},
+        {"event": "cell", "label": "answer cell 1", "error": {"raised": "KeyError"}},
+        {"event": "done"}]
+    run = runner.RunResult(events=events, returncode=0)
+    expected = scoring.score_run(exercise, run, runner.Limits(), "x.ipynb")
+    asked: list = []
+    monkeypatch.setattr(scoring, "names_grading_skips", lambda exercise: asked.append(exercise)
+                        or frozenset({"field_ranges"}))
+    assert scoring.score_run(exercise, run, runner.Limits(), "x.ipynb") == expected
+    assert asked == []
