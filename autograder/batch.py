@@ -334,11 +334,11 @@ def _student_named(found: discovery.Discovery, what: str,
             return match.exact[0]
         if match.exact:  # the folder `name`, and the folder grades.csv shows as `name`
             shown = next(student for student in match.exact if student != name)
-            print(f"warning: {what} names {escape.terminal(name)!r}, which is a student's "
+            print(f"warning: {what} names {escape.unmistakable(name)}, which is a student's "
                   f"folder name and also how grades.csv shows the folder "
-                  f"{escape.terminal(shown)!r}; ignored: write "
-                  f"{escape.terminal(escape.csv_key(name))!r} for the first or "
-                  f"{escape.terminal(shown)!r} for the second", file=progress)
+                  f"{escape.unmistakable(shown)}; ignored: write "
+                  f"{escape.unmistakable(escape.csv_key(name))} for the first or "
+                  f"{escape.unmistakable(shown)} for the second", file=progress)
             return None
         if len(match.other_form) == 1:
             print(discovery.other_form_note(what, name, match.other_form[0]), file=progress)
@@ -364,7 +364,7 @@ def match_overrides(found: discovery.Discovery, overrides: dict,
     for (student, notebook), override in overrides.items():
         name = named(student)
         if name is not None and notebook not in graded:
-            print(f"warning: an override for {escape.terminal(name)!r} names {notebook}, "
+            print(f"warning: an override for {escape.unmistakable(name)} names {notebook}, "
                   "which this run does not grade; ignored", file=progress)
         elif name is not None:
             if (name, notebook) in matched:  # `José` in two normal forms, or `'-ada` and -ada

@@ -230,4 +230,7 @@ def unmistakable(value: object) -> str:
     without a backslash, its `code_points` after it (`'José' (Jose\\u0301)`), which tell
     apart names that a terminal shows alike."""
     shown, spelled = terminal(value), code_points(value)
-    return repr(shown) if spelled == text(value) else f"{shown!r} ({spelled})"
+    # Quoted as repr quotes, without its second escaping: `ada\u2800`, never `ada\\u2800`.
+    quote = '"' if "'" in shown and '"' not in shown else "'"
+    quoted = f"{quote}{shown}{quote}"
+    return quoted if spelled == text(value) else f"{quoted} ({spelled})"

@@ -111,9 +111,9 @@ def match_roster(scores: dict[str, dict[str, float | None]],
         key = match.exact[0] if len(match.exact) == 1 else None
         if len(match.exact) > 1:  # `'-ada` is the folder '-ada and how grades.csv shows -ada
             messages.append(
-                f"warning: the roster names {escape.terminal(name)!r}, which is a student's "
+                f"warning: the roster names {escape.unmistakable(name)}, which is a student's "
                 "folder name and also how grades.csv shows another student; its row gets no "
-                f"points: write {escape.terminal(escape.csv_key(name))!r} for the first or "
+                f"points: write {escape.unmistakable(escape.csv_key(name))} for the first or "
                 "the second's folder name")
         elif not match.exact and len(match.other_form) == 1:
             key = match.other_form[0]
@@ -165,11 +165,11 @@ def export(folder: Path, fmt: str, roster_path: Path | None = None, missing: str
     people, messages = match_roster(scores, roster)
     for column, what in (("student", "student"), ("lms_id", "LMS id")):
         counted = Counter(person[column] for person in roster if person.get(column))
-        messages += [f"warning: the roster names the {what} {escape.terminal(value)!r} more "
+        messages += [f"warning: the roster names the {what} {escape.unmistakable(value)} more "
                      "than once: each row gets the same points; fix the roster"
                      for value in sorted(v for v, times in counted.items() if times > 1)]
     if fmt == "canvas":
-        messages += [f"warning: the roster gives {escape.terminal(person['student'])!r} no "
+        messages += [f"warning: the roster gives {escape.unmistakable(person['student'])} no "
                      "lms_id, so Canvas cannot match the row"
                      for person in roster if not person.get("lms_id")]
 

@@ -731,8 +731,8 @@ def test_case_and_letter_forms_are_never_matched_but_the_warning_names_the_roste
         "warning: 'ada' is in the gradebook but not in the roster; left out; it reads like "
         f"the roster's 'Ada', the roster's '{cyrillic}' (\\u0430da), the roster's "
         f"'\uff41\uff44\uff41' (\\uff41\\uff44\\uff41) {hint}",
-        "warning: 'eve\\\\e[2J' (eve\\\\e[2J) is in the gradebook but not in the roster; left "
-        f"out; it reads like the roster's 'EVE\\\\e[2J' (EVE\\e[2J) {hint}"]
+        "warning: 'eve\\e[2J' (eve\\\\e[2J) is in the gradebook but not in the roster; left "
+        f"out; it reads like the roster's 'EVE\\e[2J' (EVE\\e[2J) {hint}"]
 
 
 @pytest.mark.fast

@@ -290,7 +290,7 @@ def test_a_student_id_ending_in_the_braille_blank_reads_like_the_one_without():
     """`ada` and U+2800 BRAILLE PATTERN BLANK prints as `ada `: nbgrader's log names that id
     beside the gradebook's ada, with the blank as an escape, and shows it so in any message."""
     assert look_alike_ids(["ada\u2800", "bob"], ["ada"]) == [
-        "The student id 'ada\\\\u2800' (ada\\u2800) reads like the gradebook's student 'ada': "
+        "The student id 'ada\\u2800' (ada\\u2800) reads like the gradebook's student 'ada': "
         "nbgrader grades it as a student of its own; Formgrader lists them as students that "
         "read alike, so check that each is the right student"]
     assert safe_text("Copying ada\u2800/x.csv") == "Copying ada\\u2800/x.csv"

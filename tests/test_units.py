@@ -909,3 +909,19 @@ def test_scoring_a_run_without_a_name_error_parses_no_notebook(monkeypatch):
                         or frozenset({"field_ranges"}))
     assert scoring.score_run(exercise, run, runner.Limits(), "x.ipynb") == expected
     assert asked == []
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize(("name", "shown"), [
+    ("ada", "'ada'"),
+    ("o'neil", "\"o'neil\""),
+    ("ada\u2800", "'ada\\u2800' (ada\\u2800)"),  # the terminal's escape, not escaped again
+    ("ada\\u2800", "'ada\\u2800' (ada\\\\u2800)"),  # a backslash typed in the name
+    ("Jos\u00e9", "'Jos\u00e9' (Jos\\u00e9)"),
+])
+def test_a_name_in_a_message_is_quoted_once_with_its_code_points_when_they_differ(name, shown):
+    """`escape.unmistakable`: the name as the terminal shows it, in quotes, and its code
+    points where those tell apart names the terminal shows alike. The quoted part is the
+    terminal's own escape (a backslash once), so an instructor can compare it with what the
+    terminal shows elsewhere; the code points double a backslash that the name holds."""
+    assert escape.unmistakable(name) == shown
