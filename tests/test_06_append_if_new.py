@@ -102,6 +102,34 @@ def test_no_case_of_the_reference_raises():
         assert "value" in outcome, f"{case.name}: {outcome}"
 
 
+def entries_of(case) -> list[tuple[dict, str]]:
+    """Every entry a case puts in a ledger or passes in, with the key it is read by."""
+    if case.probe == "append_if_new.missing_key":
+        ledger, good, bad, key, _ = case.args
+        return [(entry, key or "id") for entry in [*ledger, good, bad]]
+    if case.probe == "append_if_new.calls":
+        ledger, steps, _ = case.args
+        return [(entry, "id") for entry in ledger] + [
+            (step["entry"], step.get("key") or "id") for step in steps if "entry" in step]
+    return []  # append_if_new.many: ids "run-000000" ... made by the probe
+
+
+def test_every_identifier_of_the_cases_can_be_a_dictionary_key():
+    """The student copy promises that an identifier is never a list or a dict, so that keeping
+    the identifiers seen in a set is an honest answer (tests/corpus/honest/06_append_if_new/
+    set_of_identifiers.py); no case may break that promise."""
+    identifiers = [(case.name, entry[key]) for case in cases_for(ITEM)
+                   for entry, key in entries_of(case) if key in entry]
+    assert len(identifiers) > 100
+    unhashable = []
+    for name, identifier in identifiers:
+        try:
+            hash(identifier)  # a list, a dict, or a tuple holding one cannot be a key
+        except TypeError:
+            unhashable.append((name, identifier))
+    assert not unhashable
+
+
 # Property tests: the reference against a model that keeps a dict of the identifiers seen.
 
 IDENTIFIERS = st.sampled_from([None, 0, 1, "1", "", "run-0930", "run-0935", ("book_fills", 1),

@@ -91,7 +91,11 @@ ONLY_ID = ("Only the identifier counts: a retry with a different `attempt` or `q
            "duplicate, and an entry that differs only in its identifier is new.")
 EQUAL = ("Identifiers are compared with `==`, so `1`, `1.0` and `True` are one identifier (Python "
          "says `1 == 1.0 == True`), while `1` and `\"1\"` are two")
-ANY_VALUE = "Any value is an identifier, including `None`, `0` and `\"\"`."
+ANY_VALUE = ("An identifier can be any value a dictionary key can be, including `None`, `0`, "
+             "`\"\"` and a tuple")
+NAN = ("A NaN (`float(\"nan\")`, what a missing number becomes when pandas reads a CSV file) "
+       "equals nothing, not even another NaN, so an entry whose identifier is NaN matches no "
+       "entry: append it and return `True`.")
 NO_KEY = "An existing ledger entry that has no `key` field at all never matches"
 KEY = ("`key` names the identifier field (`\"id\"` unless given); it may be passed by position "
        "or by name.")
@@ -157,6 +161,9 @@ CASES = [
              [{"id": ("book_fills", "2024-03-01T09:30")},
               {"id": ("book_fills", "2024-03-01T09:35")},
               {"id": ("book_fills", "2024-03-01T09:30")}], rule=ANY_VALUE),
+    contents("a NaN identifier matches nothing, not even another NaN: each entry whose id is NaN "
+             "is appended", [R1, {"id": float("nan"), "qty": 1}],
+             [{"id": float("nan"), "qty": 1}, {"id": float("nan"), "qty": 2}], rule=NAN),
     contents("an existing entry without the key never matches, not even an entry whose id is "
              "None", [{"note": "booked by hand"}, {"id": "run-0930"}],
              [{"id": None}, {"id": "run-0930"}, {"id": None}],

@@ -13,6 +13,8 @@ GLOBAL = ("the module-level generator is never used or re-seeded: no `random.see
           "`random.uniform`")
 ZERO = "`attempts == 0` gives `[]`"
 NEGATIVE = "a negative `attempts`, `base` or `cap` raises `ValueError`"
+ZERO_ALLOWED = ("0 is allowed for each of them: a `base` or a `cap` of 0 makes every ceiling 0, "
+                "so every delay is `0.0`")
 MANY = "thousands of delays work: no `OverflowError`, whatever `attempts` is"
 FLOATS = "the result is a `list` of `float`s, even when `base` and `cap` are whole numbers"
 
@@ -35,7 +37,8 @@ CASES = [
     delays(6, 0.25, 100.0, 123456789, "a large seed", weight=1, rule=SEEDED),
     delays(8, 1, 60, 2024, "a whole-number base and cap still give a list of floats", weight=1,
            rule=FLOATS),
-    delays(4, 3.0, 0.0, 1, "a cap of 0 gives delays of 0.0", weight=0.5, rule=DRAW),
+    delays(4, 3.0, 0.0, 1, "a cap of 0 gives delays of 0.0", weight=0.5, rule=ZERO_ALLOWED),
+    delays(4, 0.0, 8.0, 9, "a base of 0 gives delays of 0.0", weight=0.5, rule=ZERO_ALLOWED),
     delays(0, 1.0, 10.0, 5, "zero attempts give an empty list", weight=1, rule=ZERO),
     # many attempts
     delays(3000, 0.1, 30.0, 5, "3000 attempts (base * 2 ** i as a float would overflow)",

@@ -62,6 +62,15 @@ def cycle(tasks: dict, name: str, weight: float = 1.0) -> Case:
     return rejected(tasks, name, weight, mentions=("cycle detected",), rule=CYCLE)
 
 
+def either(tasks: dict, name: str, unknown: str, weight: float = 1.0) -> Case:
+    """A graph with a cycle and the dependency `unknown`, which is not a job: a ValueError that
+    says `cycle detected` or names `unknown` is right (see the probe)."""
+    shown = plain.show(plain.to_plain(tasks), 120)
+    mentions = ["cycle detected", unknown]
+    return Case(name=name, probe="run_order.rejection", args=(tasks, mentions), weight=weight,
+                shows=f"run_order({shown})", rule=BOTH, rejection=True)
+
+
 def untouched(tasks: dict, name: str, weight: float = 1.0, *, rule: str,
               rejection: bool = False) -> Case:
     """The input after a call; `rejection` for a graph that run_order must reject, where only
@@ -85,6 +94,8 @@ CYCLE = ("A **cycle** (jobs that wait for each other, including a job that depen
          "raises `ValueError` whose message contains `cycle detected`")
 UNKNOWN = ("A dependency that is **not a job** (not a key of `tasks`) raises `ValueError` whose "
            "message names it.")
+BOTH = ("A table with **both** a cycle and a dependency that is not a job raises either of those "
+        "two errors, whichever your function finds first.")
 UNTOUCHED = "`tasks` and its lists are **not modified**"
 LARGE = ("the hidden tests include a generated graph of 1,000 jobs, which must be answered "
          "within 5 seconds")
@@ -154,6 +165,14 @@ CASES = [
              mentions=("vendor_curves",)),
     rejected({"prices": [], "report": ["prices", "prcies"]},
              "a typo in a dependency is not ignored", weight=1, mentions=("prcies",)),
+    # both at once: either error
+    either({"prices": [], "risk": ["limits", "prices"], "limits": ["risk", "audit"],
+            "report": ["risk"]},
+           "a cycle and, on a job of the cycle, a dependency that is not a job: either error",
+           "audit", weight=0.75),
+    either({"prices": [], "risk": ["limits"], "limits": ["risk"], "report": ["prices", "prcies"]},
+           "a cycle and, on another job, a dependency that is not a job: either error", "prcies",
+           weight=0.75),
     # the input is left alone
     untouched({"report": ["risk", "pnl"], "risk": ["prices", "positions"],
                "pnl": ["prices", "positions"], "prices": [], "positions": []},

@@ -1,5 +1,5 @@
-# Honest: the identifiers already in the ledger collected in a list (a list, not a set,
-# since any value may be an identifier, hashable or not), then one `in` test.
+# Honest: the identifiers already in the ledger collected in a list (which, unlike a set,
+# needs no hashing), then one `in` test.
 # notebook: 06_append_if_new
 # %% answer_append_if_new
 def append_if_new(ledger: list[dict], entry: dict, key: str = "id") -> bool:
