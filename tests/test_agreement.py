@@ -95,14 +95,14 @@ def course(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def scores(course) -> dict[tuple[str, str], tuple[float, float | None]]:
+def scores(course, generated_course) -> dict[tuple[str, str], tuple[float, float | None]]:
     """(student, notebook) -> (nbgrader's score, grade-batch's score; None for the hostile
     students, whom only nbgrader grades here).
 
     The hostile students are graded with the hostile test's limits (their loops end sooner),
     everyone else with the rubric's: a notebook stopped at its time limit earns what finished,
     which depends on the machine's speed, so both graders must see the same limits."""
-    submitted = nbgrader_course(course)
+    submitted = nbgrader_course(course, generated_course)
     for hostile_ones in (False, True):
         place_class(submitted, hostile_ones)
     # nbgrader works while grade-batch grades the same class.

@@ -93,9 +93,9 @@ def nbgrader(course: Path, *arguments: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory) -> Path:
+def course(tmp_path_factory, generated_course) -> Path:
     course = tmp_path_factory.mktemp("nbgrader-links")
-    submitted = nbgrader_course(course)
+    submitted = nbgrader_course(course, generated_course)
     honest, stub = fixtures.honest_submission(PARSE), fixtures.stub_submission(PARSE)
     marked = copy.deepcopy(honest)
     marked.cells.insert(1, nbformat.v4.new_markdown_cell(f"My notes {MARKUP} **in bold**"))

@@ -68,9 +68,9 @@ def submissions() -> dict[str, dict]:
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory) -> Path:
+def course(tmp_path_factory, generated_course) -> Path:
     course = tmp_path_factory.mktemp("nbgrader-workflow")
-    submitted = nbgrader_course(course)
+    submitted = nbgrader_course(course, generated_course)
     with open(course / "nbgrader_config.py", "a", encoding="utf-8") as config:
         config.write(f"\nc.LatePenalties.due_dates = {{'schedules': {DUE!r}}}\n"
                      "c.SandboxedGrading.sandbox = 'required'\n"

@@ -3,36 +3,23 @@
 import functools
 import json
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from autograder.reference import SOLUTIONS, is_answer_cell, nbgrader_meta
-from autograder.rubric import ASSIGNMENTS, EXERCISES
+from autograder.rubric import EXERCISES
 
 REPOSITORY = SOLUTIONS.parent
 RELEASE = REPOSITORY / "notebooks"
 DATA = REPOSITORY / "data"
-NBGRADER = str(Path(sys.executable).parent / "nbgrader")
 
 
 @pytest.fixture(scope="module")
-def regenerated(tmp_path_factory) -> Path:
-    """A fresh release made by nbgrader from a copy of solutions/."""
-    course = tmp_path_factory.mktemp("course")
-    shutil.copytree(SOLUTIONS, course / "solutions")
-    shutil.copy(REPOSITORY / "nbgrader_config.py", course / "nbgrader_config.py")
-    for assignment in ASSIGNMENTS:
-        if not (SOLUTIONS / assignment).is_dir():
-            continue  # test_every_exercise_is_released reports it
-        subprocess.run(
-            [NBGRADER, "generate_assignment", assignment, "--force", "--log-level=ERROR"],
-            cwd=course, check=True, capture_output=True, text=True)
-    return course / "notebooks"
+def regenerated(generated_course) -> Path:
+    """A fresh release made by nbgrader from a copy of solutions/ (conftest.generated_course)."""
+    return generated_course / "notebooks"
 
 
 def released_files(folder: Path) -> list[str]:
