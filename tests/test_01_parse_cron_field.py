@@ -31,6 +31,7 @@ EXPECTED_BUGS = {
     "step_zero_division_error", "empty_step_as_one", "int_accepts_signs_and_spaces",
     "non_ascii_digits_accepted", "wrong_exception_type", "a_slash_n_as_a", "duplicates_kept",
     "unsorted_output", "star_step_from_zero", "list_split_on_comma_space",
+    "step_larger_than_range_rejected",
 }
 
 

@@ -24,6 +24,7 @@ EXPECTED_BUGS = {
     "cron_either_day_rule", "day_fields_always_or", "seconds_not_ignored", "seven_rejected",
     "seven_not_sunday", "four_fields_accepted", "six_fields_accepted", "bad_field_returns_false",
     "day_of_month_from_zero", "month_zero_based", "split_on_single_space", "lazy_validation",
+    "reads_when_in_utc",
 }
 
 
