@@ -216,6 +216,11 @@ TOLD = {
         "and run_key('psx_hourly', W0, W1, dict(CONFIG, metric='twap'), 'psx-cache') returned "
         "'afb4d9fc2201f0682316829bdef947b0f677b655ce64bd194fc7ae2a6d202713', the same key for "
         "two different runs"),
+    # The hidden tests read a SKIPPED result's report; the self-check once read only its status.
+    "07: a SKIPPED run without its report": ("07_safe_scheduler", (
+        "_run = run_job\n\n\ndef run_job(*args, **kwargs):\n    result = _run(*args, **kwargs)\n"
+        "    return {**result, 'report': None} if result['status'] == 'SKIPPED' else result\n"),
+        "got report None and raw_hash '39117c511014e23b"),
 }
 
 
