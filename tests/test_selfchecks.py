@@ -221,6 +221,50 @@ TOLD = {
         "_run = run_job\n\n\ndef run_job(*args, **kwargs):\n    result = _run(*args, **kwargs)\n"
         "    return {**result, 'report': None} if result['status'] == 'SKIPPED' else result\n"),
         "got report None and raw_hash '39117c511014e23b"),
+    # The hidden tests read the rows a recovery leaves; the self-check once read only the
+    # attempts' outcomes and notes.
+    "07: a recovery that keeps the old owner and lease": ("07_safe_scheduler", (
+        "_acquire = acquire_run\n\n\ndef acquire_run(db, run_key, now, lease_seconds, owner):\n"
+        "    held = db.execute('SELECT owner, lease_expires_at FROM runs WHERE run_key = ?',\n"
+        "                      (run_key,)).fetchone()\n"
+        "    got = _acquire(db, run_key, now, lease_seconds, owner)\n"
+        "    if got['action'] == 'recovered':\n"
+        "        db.execute('UPDATE runs SET owner = ?, lease_expires_at = ? WHERE run_key = ?',\n"
+        "                   (*held, run_key))\n"
+        "    return got\n"),
+        "expected (owner, lease_expires_at) ('worker-2', '2024-03-15T06:20:00+00:00'), got "
+        "('worker-1', '2024-03-15T06:10:00+00:00') (a recovery gives the run a new owner and "
+        "lease, lease_seconds after the claim)"),
+    "07: a recovery dated as the run's start": ("07_safe_scheduler", (
+        "_acquire = acquire_run\n\n\ndef acquire_run(db, run_key, now, lease_seconds, owner):\n"
+        "    got = _acquire(db, run_key, now, lease_seconds, owner)\n"
+        "    if got['action'] == 'recovered':\n"
+        "        db.execute('UPDATE attempts SET started_at = (SELECT created_at FROM runs '\n"
+        "                   'WHERE run_key = ?) WHERE run_key = ? AND attempt = ?',\n"
+        "                   (run_key, run_key, got['attempt']))\n"
+        "    return got\n"),
+        "the attempts row of the recovery (attempt 2): expected started_at "
+        "'2024-03-15T06:15:00+00:00', got '2024-03-15T06:05:00+00:00' (started_at is the now "
+        "of the acquire_run that made the attempt)"),
+    "07: gaps noted at their window's end": ("07_safe_scheduler", (
+        "_catch_up = catch_up\n\n\ndef catch_up(db, job, last_end, now, period_minutes=60):\n"
+        "    plan = _catch_up(db, job, last_end, now, period_minutes)\n"
+        "    db.execute('UPDATE gaps SET noted_at = window_end')\n"
+        "    return plan\n"),
+        "expected each gap row's (job, noted_at) to be ('psx_hourly', "
+        "'2024-03-15T13:05:00+00:00'), got [('psx_hourly', '2024-03-15T10:00:00+00:00')"),
+    # The hidden tests' clocks read UTC, so only a clock that reads local time shows the bug.
+    "07: fired_at as the clock read it": ("07_safe_scheduler", (
+        "def scheduled_tick(clock, name, config, run, zone='Asia/Karachi', period_minutes=60):\n"
+        "    fired_at = clock.now()\n"
+        "    window = window_for(fired_at, period_minutes)\n"
+        "    result = run(Job(name, *window, config))\n"
+        "    return {'fired_at': fired_at, 'window': window,\n"
+        "            'shown': local_label(fired_at, zone), 'result': result}\n"),
+        "scheduled_tick(a clock that reads 2024-03-15 11:59:59 PKT, 'psx_hourly', CONFIG, run): "
+        "expected fired_at datetime.datetime(2024, 3, 15, 6, 59, 59, "
+        "tzinfo=datetime.timezone.utc), got datetime.datetime(2024, 3, 15, 11, 59, 59, "
+        "tzinfo=zoneinfo.ZoneInfo(key='Asia/Karachi')) (it returns fired_at in UTC)"),
 }
 
 
