@@ -693,13 +693,35 @@ def tasks_of(uid: int) -> int:
 STARTS_ITSELF = "import subprocess, sys; subprocess.run([sys.executable, '-c', ''], check=True)"
 
 
-def as_an_ordinary_user(folder: Path) -> tuple[list[str], int]:
-    """How to run the grader as an ordinary user, and that user's uid: as this one, or, as root,
-    with setpriv as a uid of its own that nothing else runs as (so that only the batch counts
-    against its process limit), when that uid can run this Python (the test skips otherwise)."""
+# The uids these tests run the grader as, as root: each test claims one of its own (a file
+# per uid in use, as the grader claims its sandboxes' uids), so that suites running at once on
+# one machine never count each other's processes against a test's tiny process limit.
+ORDINARY_UIDS = range(64_900, 65_000)
+UID_CLAIMS = Path(tempfile.gettempdir()) / "autograder-test-uids"
+
+
+def _claimed_uid() -> int:
+    UID_CLAIMS.mkdir(mode=0o700, exist_ok=True)
+    for uid in ORDINARY_UIDS:
+        try:
+            os.close(os.open(UID_CLAIMS / str(uid), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            continue
+        if tasks_of(uid) == 0:
+            return uid
+        # Processes of it are still about (a test's grader ending, a run that was killed):
+        # another, and this one stays free for later.
+        (UID_CLAIMS / str(uid)).unlink(missing_ok=True)
+    pytest.fail(f"every uid of {ORDINARY_UIDS} is claimed in {UID_CLAIMS} or runs processes: "
+                "remove the claims of test runs that were killed")
+
+
+def as_an_ordinary_user(folder: Path, uid: int) -> list[str]:
+    """How to run the grader as an ordinary user: as this one, or, as root, with setpriv as
+    `uid`, which nothing else runs as (so that only the batch counts against its process
+    limit), when that uid can run this Python (the test skips otherwise)."""
     if os.geteuid() != 0:
-        return [], os.getuid()
-    uid = 64_999
+        return []
     setpriv = shutil.which("setpriv")
     become = [setpriv or "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
     # It starts this Python again as the grader starts its workers (setpriv itself runs it
@@ -709,19 +731,23 @@ def as_an_ordinary_user(folder: Path) -> tuple[list[str], int]:
             cwd=folder).returncode != 0:
         pytest.skip(f"uid {uid} cannot reach this Python's folders (they lie where only root "
                     "can look), so it cannot run the grader")
-    return become, uid
+    return become
 
 
 @contextlib.contextmanager
 def folder_of_an_ordinary_user() -> Iterator[tuple[Path, list[str], int]]:
     """A folder every uid can write, how to run the grader as an ordinary user
-    (`as_an_ordinary_user`), and that user's uid."""
+    (`as_an_ordinary_user`), and that user's uid: this process's own, or as root one claimed
+    for this test alone."""
     folder = Path(tempfile.mkdtemp())
+    uid = _claimed_uid() if os.geteuid() == 0 else os.getuid()
     try:
         folder.chmod(0o777)
-        yield folder, *as_an_ordinary_user(folder)
+        yield folder, as_an_ordinary_user(folder, uid), uid
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        if os.geteuid() == 0:
+            (UID_CLAIMS / str(uid)).unlink(missing_ok=True)
 
 
 def grader_as(become: list[str], folder: Path, processes: int,
