@@ -40,6 +40,8 @@ class Case:
     # When the reference raises, the student's error message must contain each of these
     # (compared without regard to case).
     message_contains: tuple[str, ...] = ()
+    # ... or, with this set, at least one of them (where the rules accept either of two errors).
+    any_mention: bool = False
     timeout: float = DEFAULT_TIMEOUT
     shows: str | None = None  # how to show the call in a failure message; default from args
     # The rule this case checks, as written (word for word) in the exercise section of the

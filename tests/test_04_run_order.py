@@ -11,6 +11,7 @@ import fixtures
 import networkx as nx
 import pytest
 
+from autograder import scoring
 from autograder.reference import REPOSITORY, namespace
 from autograder.rubric import exercise_for
 from autograder.suites import run_order as suite
@@ -242,3 +243,24 @@ def test_the_hand_run_table_is_what_run_order_does(notebook_namespace, reference
                    if runs.strip("*") in needs}
         assert stated == waiting, f"step {step}: {now_waiting!r}, but {waiting}"
     assert "nothing waits for report" in rows[-1][3]
+
+
+@pytest.mark.fast
+def test_a_table_that_is_wrong_twice_accepts_either_error_and_names_both_when_neither_came():
+    """The two hidden cases for a cycle and an unknown dependency at once: a ValueError that
+    mentions either is right; one that mentions neither is told what it should mention."""
+    cases = [case for case in suite.CASES if case.rule == suite.BOTH]
+    assert len(cases) == 2 and all(case.any_mention for case in cases)
+    case = cases[0]
+    unknown = case.message_contains[1]
+    expected = {"raised": "ValueError", "mro": ["ValueError"], "message": f"unknown {unknown}"}
+
+    def said(message: str, mro: tuple[str, ...] = ("ValueError",)) -> tuple[bool, str]:
+        return scoring.judge(case, expected, {"raised": mro[0], "mro": list(mro),
+                                              "message": message})
+
+    assert said("cycle detected: risk -> limits -> risk")[0]
+    assert said(f"risk depends on {unknown!r}, which is not a job")[0]
+    passed, told = said("bad table")
+    assert not passed and f"should mention 'cycle detected' or {unknown!r}" in told
+    assert not said("cycle detected", mro=("KeyError", "LookupError"))[0]

@@ -64,11 +64,9 @@ def cycle(tasks: dict, name: str, weight: float = 1.0) -> Case:
 
 def either(tasks: dict, name: str, unknown: str, weight: float = 1.0) -> Case:
     """A graph with a cycle and the dependency `unknown`, which is not a job: a ValueError that
-    says `cycle detected` or names `unknown` is right (see the probe)."""
-    shown = plain.show(plain.to_plain(tasks), 120)
-    mentions = ["cycle detected", unknown]
-    return Case(name=name, probe="run_order.rejection", args=(tasks, mentions), weight=weight,
-                shows=f"run_order({shown})", rule=BOTH, rejection=True)
+    says `cycle detected` or names `unknown` is right."""
+    return call(F, tasks, name=name, weight=weight, message_contains=("cycle detected", unknown),
+                any_mention=True, rule=BOTH)
 
 
 def untouched(tasks: dict, name: str, weight: float = 1.0, *, rule: str,

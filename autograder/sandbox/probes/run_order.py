@@ -41,30 +41,3 @@ def input_after_call(namespace: dict, tasks: dict[str, list[str]],
         returned = "raised ValueError"
     return {"input after the call": given, "jobs returned": returned}
 
-
-@probe("run_order.rejection")
-def rejection(namespace: dict, tasks: dict[str, list[str]], mentions: list[str]) -> dict[str, Any]:
-    """Call run_order on a graph it must reject for two reasons at once (a cycle and a dependency
-    that is not a job), where the rules accept either error.
-
-    Observed: "raised ValueError" for a ValueError or a subclass of it, otherwise the class it
-    raised or the value it returned; and whether a ValueError's message mentions at least one of
-    `mentions` (ignoring case). An untouched stub's NotImplementedError propagates and fails the
-    case.
-    """
-    run_order = lookup(namespace, "run_order")
-    mentioned = False
-    try:
-        returned = run_order({job: list(dependencies) for job, dependencies in tasks.items()})
-    except NotImplementedError:
-        raise
-    except ValueError as error:
-        call: Any = "raised ValueError"
-        message = str(error).lower()
-        mentioned = any(str(word).lower() in message for word in mentions)
-    except Exception as error:  # the observation is which class, not a verdict
-        call = f"raised {type(error).__name__}, not ValueError"
-    else:
-        call = {"returned without raising": returned}
-    wanted = " or ".join(repr(str(word)) for word in mentions)
-    return {"the call": call, f"its message mentions {wanted}": mentioned}
