@@ -222,3 +222,30 @@ def test_the_replayed_day_is_printed_in_clock_time(ns, capsys):
     recovered = next(line for line in lines if "recovered" in line)
     assert recovered.split()[:2] == ["08:25", "07:00-08:00"], (
         f"the recovery at 08:25 UTC of the 07:00-08:00 window is printed as {recovered!r}")
+
+
+def test_the_order_probe_waits_for_a_pools_future_not_for_its_thread_to_end(monkeypatch):
+    """A thread pool's threads outlive their calls, so waiting for the thread to end would hold
+    every pool-based answer for the probe's whole bound; the call's future says when its result
+    is in place. Checked with a pool thread that is still alive when the wait returns."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from autograder.sandbox.probes import proofs
+
+    monkeypatch.setattr(proofs, "WAIT", 0.5)  # a wait that ends by its bound says False
+    noted = proofs._noting_futures()
+    try:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            seen = pool.submit(lambda: (threading.current_thread(), proofs._task.future))
+            thread, future = seen.result()
+            assert future is seen
+            assert proofs._in_place(thread, future)
+            assert thread.is_alive()  # in place while the pool's thread lives on
+    finally:
+        proofs._put_back(noted)
+    from concurrent.futures.thread import _WorkItem
+    assert _WorkItem.run is noted[1]  # put back as it was
+    plain = threading.Thread(target=lambda: None)
+    plain.start()
+    assert proofs._in_place(plain, None)
+    assert not plain.is_alive()  # a thread of its own: its result is in place once it has ended

@@ -191,37 +191,42 @@ def proofs_fire_together_one_raises(namespace: dict, workers: int) -> dict:
 @probe("proofs.fire_together_order")
 def proofs_fire_together_order(namespace: dict, workers: int) -> dict:
     """The student's fire_together with a stand-in for run_job that finishes the triggers in
-    reverse order: worker-k returns only after worker-(k+1) has returned and its thread has
-    ended (waiting at most WAIT seconds for each, so code that triggers one after the other
-    still ends). Each stand-in returns {"status": "SUCCEEDED", "owner": its owner}. What came
-    back: each result's owner, in the order of the list."""
+    reverse order: worker-k returns only after worker-(k+1)'s result is in place (waiting at
+    most WAIT seconds for each, so code that triggers one after the other still ends). A
+    result is in place once its thread has ended or, for a call a thread pool of
+    concurrent.futures runs, once the pool has set its future (the pool's threads outlive
+    their tasks). Each stand-in returns {"status": "SUCCEEDED", "owner": its owner}. What
+    came back: each result's owner, in the order of the list."""
     fire_together = lookup(namespace, "fire_together")
     owners = [f"worker-{index + 1}" for index in range(workers)]
     entered = [threading.Event() for _ in range(workers)]
     returned = [threading.Event() for _ in range(workers)]
     threads: list[object] = [None] * workers
+    futures: list[object] = [None] * workers
 
     def reverse_order(*args, **kwargs):
         owner = kwargs["owner"] if "owner" in kwargs else args[5] if len(args) > 5 else None
         index = owners.index(owner) if type(owner) is str and owner in owners else -1
         if index >= 0:
             threads[index] = threading.current_thread()
+            futures[index] = getattr(_task, "future", None)
             entered[index].set()
             later = index + 1
             if later < workers and entered[later].wait(WAIT):
                 returned[later].wait(WAIT)
-                thread = threads[later]
-                if isinstance(thread, threading.Thread) \
-                        and thread is not threading.current_thread():
-                    thread.join(WAIT)  # its result is in place once its thread has ended
+                _in_place(threads[later], futures[later])
             returned[index].set()
         return {"status": "SUCCEEDED", "owner": owner}
 
+    noted = _noting_futures()
     with scratch() as folder:
         world = World(namespace, folder)
         try:
-            results = _fire_with(fire_together, namespace, world, world.job(), workers,
-                                 run_job=reverse_order)
+            try:
+                results = _fire_with(fire_together, namespace, world, world.job(), workers,
+                                     run_job=reverse_order)
+            finally:
+                _put_back(noted)
             if type(results) is not list:
                 return {"owners, in the order returned": f"not a list: {type(results).__name__}"}
             return {"owners, in the order returned": [
@@ -229,6 +234,48 @@ def proofs_fire_together_order(namespace: dict, workers: int) -> dict:
                 "None" if result is None else f"a {type(result).__name__}" for result in results]}
         finally:
             world.close()
+
+
+_task = threading.local()  # in a pool's thread, while it runs a call: the call's future
+
+
+def _noting_futures() -> tuple:
+    """Make each call a concurrent.futures thread pool runs note its future in `_task`
+    (for the pool's threads, which outlive their calls, that future is what tells a call's
+    result is in place). Returns what `_put_back` needs to undo it."""
+    import concurrent.futures.thread as pools  # one a notebook's pool would use anyway
+
+    original = pools._WorkItem.run
+
+    def run(self, *args, **kwargs):
+        _task.future = getattr(self, "future", None)
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            _task.future = None
+
+    pools._WorkItem.run = run  # type: ignore[method-assign]
+    return pools, original
+
+
+def _put_back(noted: tuple) -> None:
+    pools, original = noted
+    pools._WorkItem.run = original
+
+
+def _in_place(thread: object, future: object) -> bool:
+    """Wait (at most WAIT seconds) until the result of a call that has returned is in place:
+    its pool's future is set, or else its thread has ended. Whether it is."""
+    from concurrent.futures import Future  # imported already by _noting_futures
+
+    if isinstance(future, Future):
+        done = threading.Event()
+        future.add_done_callback(lambda _: done.set())
+        return done.wait(WAIT)
+    if isinstance(thread, threading.Thread) and thread is not threading.current_thread():
+        thread.join(WAIT)
+        return not thread.is_alive()
+    return False
 
 
 WAIT = 3.0  # seconds a stand-in waits for the trigger after it (a busy machine's too)

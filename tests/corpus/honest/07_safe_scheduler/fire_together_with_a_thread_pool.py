@@ -1,7 +1,7 @@
 # Honest: fire_together runs its triggers in a concurrent.futures.ThreadPoolExecutor, whose map
 # gives the results in the order of the triggers; a trigger whose run_job raised returns None.
-# The pool's threads outlive their tasks, so the hidden test of the results' order waits its
-# bound for each of them to end (a few seconds of wall time, no CPU).
+# The pool's threads outlive their tasks; the hidden test of the results' order waits for
+# each task's future, not for its thread to end.
 # ruff: noqa: F821 (the other names come from the notebook's setup cells and answers)
 # notebook: 07_safe_scheduler
 # %% new:answer_proofs
