@@ -4,6 +4,7 @@ catch up."""
 from __future__ import annotations
 
 import sqlite3
+import sys
 import threading
 from datetime import datetime, timedelta
 
@@ -239,13 +240,16 @@ def proofs_fire_together_order(namespace: dict, workers: int) -> dict:
 _task = threading.local()  # in a pool's thread, while it runs a call: the call's future
 
 
-def _noting_futures() -> tuple:
+def _noting_futures() -> tuple | None:
     """Make each call a concurrent.futures thread pool runs note its future in `_task`
     (for the pool's threads, which outlive their calls, that future is what tells a call's
-    result is in place). Returns what `_put_back` needs to undo it."""
-    import concurrent.futures.thread as pools  # one a notebook's pool would use anyway
-
-    original = pools._WorkItem.run
+    result is in place). Returns what `_put_back` needs to undo it; None when the notebook
+    has not imported the pools (so no pool runs, unless fire_together imports one itself:
+    then the wait is for its threads to end, which is slower but as sure)."""
+    pools = sys.modules.get("concurrent.futures.thread")
+    original = getattr(getattr(pools, "_WorkItem", None), "run", None)
+    if original is None:
+        return None
 
     def run(self, *args, **kwargs):
         _task.future = getattr(self, "future", None)
@@ -254,21 +258,21 @@ def _noting_futures() -> tuple:
         finally:
             _task.future = None
 
-    pools._WorkItem.run = run  # type: ignore[method-assign]
+    pools._WorkItem.run = run  # type: ignore[union-attr]
     return pools, original
 
 
-def _put_back(noted: tuple) -> None:
-    pools, original = noted
-    pools._WorkItem.run = original
+def _put_back(noted: tuple | None) -> None:
+    if noted is not None:
+        pools, original = noted
+        pools._WorkItem.run = original
 
 
 def _in_place(thread: object, future: object) -> bool:
     """Wait (at most WAIT seconds) until the result of a call that has returned is in place:
     its pool's future is set, or else its thread has ended. Whether it is."""
-    from concurrent.futures import Future  # imported already by _noting_futures
-
-    if isinstance(future, Future):
+    pools = sys.modules.get("concurrent.futures._base")
+    if pools is not None and isinstance(future, pools.Future):
         done = threading.Event()
         future.add_done_callback(lambda _: done.set())
         return done.wait(WAIT)
