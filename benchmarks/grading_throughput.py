@@ -13,7 +13,8 @@ Python does on a first run and pip did for nbgrader's: `compile_bytecode`):
    empty job, for its own start.
 2. **The reference class**: N students with a notebook for every exercise, a deterministic mix
    of honest answers (about half), untouched stubs and entries of the wrong-solution corpus
-   (tests/corpus/wrong/; entries that loop forever are left out, since the two graders stop
+   (tests/corpus/wrong/, drawn so that an entry added later changes only the draws it wins:
+   `stable_choice`; entries that loop forever are left out, since the two graders stop
    those at different limits by design, and so are those whose bug keeps state between calls,
    marked `# keeps-state:`, since stock nbgrader runs the notebook's self-checks before the
    hidden tests in the same kernel). Graded by `grade-batch --jobs N` (sandboxed) and by
@@ -41,6 +42,7 @@ Exit status 1 when any notebook of a class got different scores from the two gra
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import random
 import re
@@ -93,10 +95,20 @@ def keeps_state(kind: str) -> bool:
     return path.is_file() and "# keeps-state:" in path.read_text(encoding="utf-8")
 
 
+def stable_choice(rng: random.Random, options: list[str]) -> str:
+    """One of `options`, drawn so that adding an entry to the corpus changes a class's earlier
+    draws only where the new entry is drawn (rendezvous hashing on one draw of `rng`, which
+    always takes the same draws whatever the options: `rng.choice` would shift every later
+    draw of the class)."""
+    token = rng.getrandbits(64)
+    return min(options, key=lambda option: hashlib.sha256(f"{token}:{option}".encode()).digest())
+
+
 def reference_kind(rng: random.Random, exercise: Exercise) -> str:
     wrong = [kind for kind in wrong_kinds(exercise) if not keeps_state(kind)]
     roll = rng.random()
-    return "honest" if roll < 0.5 or not wrong else "stub" if roll < 0.65 else rng.choice(wrong)
+    drawn = stable_choice(rng, wrong) if wrong else "honest"
+    return "honest" if roll < 0.5 else "stub" if roll < 0.65 else drawn
 
 
 def student_style_kind(rng: random.Random, exercise: Exercise) -> str:
@@ -109,12 +121,14 @@ def student_style_kind(rng: random.Random, exercise: Exercise) -> str:
         (REPOSITORY / "tests" / "corpus" / "wrong" / exercise.notebook).glob("*.py"))
         if "forever" in p.stem or "loop" in p.stem]
     roll = rng.random()
+    drawn = {name: stable_choice(rng, options) if options else "honest"
+             for name, options in (("slow", slow), ("endless", endless), ("wrong", wrong))}
     if slow and roll < 0.5:
-        return rng.choice(slow)
+        return drawn["slow"]
     if endless and roll < 0.6:
-        return rng.choice(endless)
+        return drawn["endless"]
     if wrong and roll < 0.8:
-        return rng.choice(wrong)
+        return drawn["wrong"]
     return "honest"
 
 
