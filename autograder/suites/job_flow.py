@@ -8,6 +8,7 @@ NEGATIVE = "a row with a negative price"
 # The rules of the exercise section (Part 3), word for word.
 ORDER = "`run_job` does one logical run, in this order."
 STEPS = "call `on_step(name)` with the name shown"
+NO_STEP = "never for a SKIPPED or DUPLICATE run, no name after a failed step"
 LAST = "Only now `finish_run(..., \"SUCCEEDED\", ...)`."
 ON_ERROR = "**On an `Exception`** in steps 3 to 6: remove this run's artifacts"
 SKIPPED = "If the action is `\"skipped\"` return status `\"SKIPPED\"`"
@@ -34,6 +35,11 @@ CASES = [
     flow("the steps are reported in order, ending with 'succeeded'",
          [{}], ["steps"], 1, "run_job on good quotes, watching on_step",
          STEPS),
+    flow("a SKIPPED run reports no step", [{}, {"advance": 60}], ["steps of the last run"], 0.5,
+         "run_job twice for the same window, watching on_step", NO_STEP),
+    flow("a run that fails validation reports no step after 'raw_stored'",
+         [{"variant": NEGATIVE}], ["steps of the last run after its first two"], 0.5,
+         "run_job on quotes with a negative price, watching on_step", NO_STEP),
     flow("every artifact is written while the run is still RUNNING (SUCCEEDED comes last)",
          [{}], ["states at artifact writes", "runs"], 2,
          "run_job on good quotes, reading the run's state as each artifact is written",
