@@ -9,6 +9,7 @@ NEGATIVE = "a row with a negative price"
 ORDER = "`run_job` does one logical run, in this order."
 STEPS = "call `on_step(name)` with the name shown"
 NO_STEP = "never for a SKIPPED or DUPLICATE run, no name after a failed step"
+KEYS = "is a dict with exactly these keys"
 LAST = "Only now `finish_run(..., \"SUCCEEDED\", ...)`."
 ON_ERROR = "**On an `Exception`** in steps 3 to 6: remove this run's artifacts"
 SKIPPED = "If the action is `\"skipped\"` return status `\"SKIPPED\"`"
@@ -48,6 +49,11 @@ CASES = [
          [{"fail_on": ["records"]}], RESULT + ["files", "states at artifact writes"], 3,
          "run_job when writing the records file fails",
          ON_ERROR),
+    flow("a SUCCEEDED, a SKIPPED and a FAILED result each have exactly the keys listed",
+         [{"hour": 4}, {"hour": 4, "advance": 60}, {"hour": 5, "variant": NEGATIVE}],
+         ["result keys"], 0.5,
+         "run_job for 04:00, again for 04:00, then for 05:00 on quotes with a negative price",
+         KEYS),
     flow("the same run a second time is SKIPPED: no fetch, no new rows",
          [{}, {"advance": 60}], ["results", "fetches", "rows", "attempts"], 2,
          "run_job twice for the same window",

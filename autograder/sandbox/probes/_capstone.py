@@ -586,7 +586,8 @@ def watch_statements(db, race: _Race):
 
 
 def observe_run(world: World, job, owner: str = "worker-1", crash_at: str | None = None):
-    """Call run_job; return (result view, steps seen, states of the run at each artifact write)."""
+    """Call run_job; return (result view, steps seen, states of the run at each artifact write,
+    the result's keys in order)."""
     run_job = lookup(world.namespace, "run_job")
     crash = lookup(world.namespace, "Crash")
     steps: list = []
@@ -605,14 +606,17 @@ def observe_run(world: World, job, owner: str = "worker-1", crash_at: str | None
 
     world.store.on_write = on_write
     try:
-        result = result_view(run_job(world.db, job, world.source, world.store, world.clock,
-                                     owner=owner, on_step=on_step), key)
+        returned = run_job(world.db, job, world.source, world.store, world.clock, owner=owner,
+                           on_step=on_step)
+        result = result_view(returned, key)
+        keys = (sorted(str(name) for name in returned) if type(returned) is dict
+                else f"not a dict: {type(returned).__name__}")
     except crash:
-        result = "crashed (simulated power cut)"
+        result = keys = "crashed (simulated power cut)"
     finally:
         world.store.on_write = None
         reader.close()
-    return result, steps, states
+    return result, steps, states, keys
 
 
 def artifacts_check(world: World) -> list:

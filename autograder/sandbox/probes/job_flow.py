@@ -26,7 +26,8 @@ def job_flow_scenario(namespace: dict, runs: list, observe: list) -> dict:
     `observe` picks what comes back, so that each case names one property."""
     with scratch() as folder:
         world = World(namespace, folder)
-        seen: dict = {"results": [], "steps": [], "states at artifact writes": []}
+        seen: dict = {"results": [], "steps": [], "states at artifact writes": [],
+                      "result keys": []}
         keys = []
         try:
             for run in runs:
@@ -39,9 +40,10 @@ def job_flow_scenario(namespace: dict, runs: list, observe: list) -> dict:
                 names = lookup(namespace, "artifact_names")(keys[-1])
                 world.store.fail_on = {names[0 if kind == "report" else 1]
                                        for kind in run.get("fail_on", [])}
-                result, steps, states = observe_run(world, job, run.get("owner", "worker-1"),
-                                             run.get("crash_at"))
+                result, steps, states, result_keys = observe_run(
+                    world, job, run.get("owner", "worker-1"), run.get("crash_at"))
                 seen["results"].append(result)
+                seen["result keys"].append(result_keys)
                 seen["steps"].append(steps)
                 seen["states at artifact writes"].append(states)
             seen["steps of the last run"] = seen["steps"][-1]

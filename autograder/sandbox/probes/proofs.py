@@ -321,7 +321,7 @@ def proofs_gap(namespace: dict, last_end_hour: int, now_minutes: float, calls: i
                 job = lookup(namespace, "Job")("psx_hourly", start, end, config())
                 world.source.raw = variant("raw #1", start.astimezone(UTC).hour)
                 world.clock.advance(now_minutes * 60)
-                result, _, _ = observe_run(world, job)
+                result, _, _, _ = observe_run(world, job)
                 plans.append(result)
             gaps = world.db.execute("SELECT job, window_start, window_end, noted_at FROM gaps "
                                     "ORDER BY window_start").fetchall()
