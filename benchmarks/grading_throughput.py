@@ -25,7 +25,9 @@ Python does on a first run and pip did for nbgrader's: `compile_bytecode`):
    (every later run; nbgrader's counterpart, generate_assignment, is not timed; the median of
    `--repeat` such runs). Notebooks per second, the ratios, and whether every notebook got the
    same score from both (within 0.01); then what 60x nbgrader would leave for the class against
-   what its empty grading workers alone take.
+   what its empty grading workers alone take, and where the median run's CPU went: the
+   grader's own process (`python -m autograder`, run through `OWN_CPU`, which notes its CPU at
+   exit) and its sandboxes, split into the class's own work, empty workers and the rest.
 3. **The student-style class**: the same size, from typical student work: correct but slow
    answers (tests/corpus/student_style/: a next_run that re-parses the expression every minute,
    a run_order that rescans every job at every step), classic bugs, and code that runs until a
@@ -55,6 +57,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -66,7 +69,6 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 import fixtures  # noqa: E402
 from grader_cli import (  # noqa: E402
     Grades,
-    grade_batch,
     nbgrader_autograde,
     nbgrader_course,
     place,
@@ -159,13 +161,45 @@ def describe(plan: Plan) -> str:
     return ", ".join(parts)
 
 
-def run_ours(submitted: Path, out: Path, jobs: int) -> tuple[float, Grades]:
-    started = time.perf_counter()
-    done = grade_batch(submitted, out, "--jobs", str(jobs), "--force", timeout=7200)
-    seconds = time.perf_counter() - started
+# `python -m autograder ARGS...` that also writes its own process's CPU seconds (not its
+# sandboxes') to the file named by AUTOGRADER_BENCHMARK_CPU when it exits.
+OWN_CPU = """
+import atexit, os, resource, runpy, sys
+def note():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    with open(os.environ["AUTOGRADER_BENCHMARK_CPU"], "w") as file:
+        file.write(str(usage.ru_utime + usage.ru_stime))
+atexit.register(note)
+sys.argv[0] = "autograder"
+runpy.run_module("autograder", run_name="__main__", alter_sys=True)
+"""
+
+
+@dataclass
+class Run:
+    """One grade-batch run: its wall-clock seconds, the CPU seconds of the grader's own process
+    and of everything it started (sandboxes, bubblewrap, the workers)."""
+
+    seconds: float
+    own_cpu: float
+    sandbox_cpu: float
+
+
+def run_ours(submitted: Path, out: Path, jobs: int) -> tuple[Run, Grades]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with tempfile.NamedTemporaryFile("r", suffix=".cpu") as note:
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", OWN_CPU, "grade-batch", str(submitted),
+                               "--out", str(out), "--jobs", str(jobs), "--force"],
+                              cwd=REPOSITORY, capture_output=True, text=True, timeout=7200,
+                              env={**os.environ, "AUTOGRADER_BENCHMARK_CPU": note.name})
+        seconds = time.perf_counter() - started
+        own = float(note.read() or 0.0)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     if done.returncode != 0:
         sys.exit(f"grade-batch failed (exit status {done.returncode}):\n{done.stderr[-3000:]}")
-    return seconds, Grades.read(out)
+    return Run(seconds, own, max(0.0, total - own)), Grades.read(out)
 
 
 def stock_nbgrader(course: Path) -> None:
@@ -328,23 +362,37 @@ def grade_class(root: Path, name: str, plan_of: Callable[[Path], Plan], jobs: in
     plan = plan_of(submitted)
     count = len(plan)
     print(f"\n{name} class: {count} notebooks ({describe(plan)})")
-    first_seconds, ours = run_ours(submitted, root / name / "graded", jobs)
+    first, ours = run_ours(submitted, root / name / "graded", jobs)
+    first_seconds = first.seconds
     print(f"  grade-batch --jobs {jobs}, a first run (works out the expected values): "
           f"{first_seconds:.1f} s, {count / first_seconds:.2f} notebooks/s")
     ours_seconds = first_seconds
+    median_run = first
     if not overhead:  # the student-style class's time is its students' own code
         # Again from the start (--force), with the expected values it stored: what every later
         # run of the same grading code costs (nbgrader's generate_assignment is not timed).
         # A class this small takes about a second, so the median of `repeat` runs is shown.
         runs = []
         for _ in range(repeat):
-            seconds, ours = run_ours(submitted, root / name / "graded", jobs)
-            runs.append(seconds)
-        ours_seconds = statistics.median(runs)
+            run, ours = run_ours(submitted, root / name / "graded", jobs)
+            runs.append(run)
+        median_run = sorted(runs, key=lambda run: run.seconds)[(len(runs) - 1) // 2]
+        ours_seconds = statistics.median(run.seconds for run in runs)
         print(f"  grade-batch --jobs {jobs}, expected values stored: {ours_seconds:.2f} s, "
               f"{count / ours_seconds:.2f} notebooks/s ({count / ours_seconds / floor:.0%} of "
               f"the sandbox floor; median of {repeat} runs: "
-              f"{', '.join(f'{run:.2f}' for run in runs)} s)")
+              f"{', '.join(f'{run.seconds:.2f}' for run in runs)} s)")
+        # Where the CPU of the median run went, against what the class's own work needs.
+        own = fresh_work_seconds(submitted, plan)
+        used = median_run.own_cpu + median_run.sandbox_cpu
+        rest = median_run.sandbox_cpu - own - count * empty_cpu
+        print(f"  CPU of the median run: {used:.2f} s, {used / count * 1000:.0f} ms a notebook: "
+              f"the grader's own process {median_run.own_cpu:.2f} s; its sandboxes "
+              f"{median_run.sandbox_cpu:.2f} s: the class's own cells and hidden tests (with "
+              f"their probes' imports and temporary files in memory), each notebook in a "
+              f"fresh Python with no isolation, {own:.2f} s, {count} empty workers "
+              f"{count * empty_cpu:.2f} s, and the rest (the sandboxes' checks and processes "
+              f"beyond an empty worker's) {rest:.2f} s")
     if overhead:
         own = student_code_seconds(submitted, plan)
         spent = graded_seconds(root / name / "graded")
@@ -376,15 +424,11 @@ def grade_class(root: Path, name: str, plan_of: Callable[[Path], Plan], jobs: in
               f"({count / empty / (theirs_seconds / TARGET_RATIO):.0%} of that)")
         # What no grader that starts a fresh sandboxed process per notebook can go below: the
         # class's own work plus that many empty workers, spread perfectly over every core.
-        own = fresh_work_seconds(submitted, plan)
         cores = os.cpu_count() or 1
         bound = (own + count * empty_cpu) / cores
-        print(f"  the class's own cells and hidden tests (with their probes' imports and "
-              f"temporary files in memory), each notebook in a fresh Python with no "
-              f"isolation: {own:.2f} s of CPU; with {count} empty workers' "
-              f"{count * empty_cpu:.2f} s, at least {bound:.2f} s on {cores} cores for a grader "
-              f"with a fresh sandbox per notebook ({theirs_seconds / bound:.0f}x nbgrader at "
-              "most)")
+        print(f"  the class's own work and {count} empty workers, {own + count * empty_cpu:.2f} s "
+              f"of CPU, take at least {bound:.2f} s on {cores} cores for a grader with a fresh "
+              f"sandbox per notebook ({theirs_seconds / bound:.0f}x nbgrader at most)")
     return ratio, differ
 
 
@@ -396,7 +440,8 @@ def growth(root: Path, jobs: int, seed: int) -> None:
         students = max(1, round(target / per_student))
         submitted = root / f"growth-{target}" / "submitted"
         build_class(submitted, students, seed, lambda rng, exercise: "honest")
-        seconds, _ = run_ours(submitted, root / f"growth-{target}" / "graded", jobs)
+        run, _ = run_ours(submitted, root / f"growth-{target}" / "graded", jobs)
+        seconds = run.seconds
         count = students * per_student
         print(f"  {count:>9}   {seconds:>7.1f}   {count / seconds:>11.2f}   "
               f"{100 * seconds / count:>15.2f}")
