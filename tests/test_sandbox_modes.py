@@ -986,8 +986,12 @@ def test_a_classmate_whose_own_threads_a_notebook_crowded_out_is_graded_again_al
             assert grades.score(student, PARSE.notebook) == PARSE.max_score, \
                 (student, done.stderr[-3000:])
         notes = notes_of(out)
-        assert grading.CROWDED in notes["b_threads"] \
-            or grading.COULD_NOT_START in notes["b_threads"], notes
+        # Which start fails is up to the race: the classmate's own threads (COULD_NOT_START,
+        # CROWDED) or, when the small shared limit is still taken as the grader starts the
+        # process that runs its hidden tests, that process (GRADED_AGAIN, seen once in CI);
+        # either way it is graded again alone and the note says why.
+        assert any(reason in notes["b_threads"] for reason in (
+            grading.CROWDED, grading.COULD_NOT_START, grading.GRADED_AGAIN)), notes
         again = [line for line in done.stderr.splitlines() if line.startswith("[again")]
         assert len(again) == 1 and "b_threads" in again[0], done.stderr[-3000:]
         assert all("graded again" not in notes[student]
