@@ -110,7 +110,7 @@ def reference_kind(rng: random.Random, exercise: Exercise) -> str:
     wrong = [kind for kind in wrong_kinds(exercise) if not keeps_state(kind)]
     roll = rng.random()
     drawn = stable_choice(rng, wrong) if wrong else "honest"
-    return "honest" if roll < 0.5 else "stub" if roll < 0.65 else drawn
+    return "honest" if roll < 0.5 or not wrong else "stub" if roll < 0.65 else drawn
 
 
 def student_style_kind(rng: random.Random, exercise: Exercise) -> str:

@@ -587,7 +587,7 @@ def watch_statements(db, race: _Race):
 
 def observe_run(world: World, job, owner: str = "worker-1", crash_at: str | None = None):
     """Call run_job; return (result view, steps seen, states of the run at each artifact write,
-    the result's keys in order)."""
+    the result's keys, sorted)."""
     run_job = lookup(world.namespace, "run_job")
     crash = lookup(world.namespace, "Crash")
     steps: list = []
