@@ -229,22 +229,19 @@ def test_the_order_probe_waits_for_a_pools_future_not_for_its_thread_to_end(monk
     every pool-based answer for the probe's whole bound; the call's future says when its result
     is in place. Checked with a pool thread that is still alive when the wait returns."""
     from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures.thread import _WorkItem
 
     from autograder.sandbox.probes import proofs
 
     monkeypatch.setattr(proofs, "WAIT", 0.5)  # a wait that ends by its bound says False
-    noted = proofs._noting_futures()
-    try:
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            seen = pool.submit(lambda: (threading.current_thread(), proofs._task.future))
-            thread, future = seen.result()
-            assert future is seen
-            assert proofs._in_place(thread, future)
-            assert thread.is_alive()  # in place while the pool's thread lives on
-    finally:
-        proofs._put_back(noted)
-    from concurrent.futures.thread import _WorkItem
-    assert _WorkItem.run is noted[1]  # put back as it was
+    original = _WorkItem.run
+    with proofs._noting_futures(), ThreadPoolExecutor(max_workers=1) as pool:
+        seen = pool.submit(lambda: (threading.current_thread(), proofs._task.future))
+        thread, future = seen.result()
+        assert future is seen
+        assert proofs._in_place(thread, future)
+        assert thread.is_alive()  # in place while the pool's thread lives on
+    assert _WorkItem.run is original  # put back as it was
     plain = threading.Thread(target=lambda: None)
     plain.start()
     assert proofs._in_place(plain, None)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import sqlite3
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 
 from . import lookup, probe
@@ -219,15 +221,12 @@ def proofs_fire_together_order(namespace: dict, workers: int) -> dict:
             returned[index].set()
         return {"status": "SUCCEEDED", "owner": owner}
 
-    noted = _noting_futures()
     with scratch() as folder:
         world = World(namespace, folder)
         try:
-            try:
+            with _noting_futures():
                 results = _fire_with(fire_together, namespace, world, world.job(), workers,
                                      run_job=reverse_order)
-            finally:
-                _put_back(noted)
             if type(results) is not list:
                 return {"owners, in the order returned": f"not a list: {type(results).__name__}"}
             return {"owners, in the order returned": [
@@ -240,16 +239,18 @@ def proofs_fire_together_order(namespace: dict, workers: int) -> dict:
 _task = threading.local()  # in a pool's thread, while it runs a call: the call's future
 
 
-def _noting_futures() -> tuple | None:
-    """Make each call a concurrent.futures thread pool runs note its future in `_task`
+@contextmanager
+def _noting_futures() -> Iterator[None]:
+    """While open, each call a concurrent.futures thread pool runs notes its future in `_task`
     (for the pool's threads, which outlive their calls, that future is what tells a call's
-    result is in place). Returns what `_put_back` needs to undo it; None when the notebook
-    has not imported the pools (so no pool runs, unless fire_together imports one itself:
-    then the wait is for its threads to end, which is slower but as sure)."""
+    result is in place). Does nothing when the notebook has not imported the pools (so no
+    pool runs, unless fire_together imports one itself: then the wait is for its threads to
+    end, which is slower but as sure)."""
     pools = sys.modules.get("concurrent.futures.thread")
     original = getattr(getattr(pools, "_WorkItem", None), "run", None)
     if original is None:
-        return None
+        yield
+        return
 
     def run(self, *args, **kwargs):
         _task.future = getattr(self, "future", None)
@@ -259,13 +260,10 @@ def _noting_futures() -> tuple | None:
             _task.future = None
 
     pools._WorkItem.run = run  # type: ignore[union-attr]
-    return pools, original
-
-
-def _put_back(noted: tuple | None) -> None:
-    if noted is not None:
-        pools, original = noted
-        pools._WorkItem.run = original
+    try:
+        yield
+    finally:
+        pools._WorkItem.run = original  # type: ignore[union-attr]
 
 
 def _in_place(thread: object, future: object) -> bool:
