@@ -182,3 +182,25 @@ def test_working_out_expected_values_reads_the_solutions_without_nbformat():
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "False"
+
+
+def test_nbformat_validates_without_building_iri_parsers():
+    """Every process that reads a notebook with nbformat (nbgrader, nbval, JupyterLab, the
+    grader on a document of another version) validates it with jsonschema. From 4.24 on,
+    jsonschema imports rfc3987-syntax when it is installed, and that builds 38 parsers on
+    import: a second of CPU before the first notebook. requirements.txt keeps jsonschema
+    where it does not, and a schema check still runs."""
+    import subprocess
+    import sys
+
+    script = ("import sys, nbformat\n"
+              "notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('1')])\n"
+              "nbformat.validate(notebook)\n"
+              "notebook.cells[0]['execution_count'] = 'one'\n"
+              "try:\n    nbformat.validate(notebook)\nexcept nbformat.ValidationError:\n"
+              "    print('refused')\n"
+              "print(sorted(name for name in sys.modules if name.startswith(('rfc3987', 'lark'))))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[:2] == ["refused", "[]"]
