@@ -429,6 +429,14 @@ def grade_class(root: Path, name: str, plan_of: Callable[[Path], Plan], jobs: in
         print(f"  the class's own work and {count} empty workers, {own + count * empty_cpu:.2f} s "
               f"of CPU, take at least {bound:.2f} s on {cores} cores for a grader with a fresh "
               f"sandbox per notebook ({theirs_seconds / bound:.0f}x nbgrader at most)")
+        # And with workers that cost nothing to start (forked, say, from one that imported
+        # everything): the grader's own process, the class's work and the sandboxes' checks
+        # (the guard's snapshot and audit hook, a case server, the relay) remain.
+        kept = median_run.own_cpu + own + max(rest, 0.0)
+        print(f"  with workers that cost nothing to start, the grader's own process, the "
+              f"class's own work and the sandboxes' checks, {kept:.2f} s of CPU, would still "
+              f"take at least {kept / cores:.2f} s ({theirs_seconds * cores / kept:.0f}x "
+              "nbgrader at most)")
     return ratio, differ
 
 
