@@ -69,6 +69,7 @@ NARROW_BUGS = {
         "a nested config hashes canonically too", RECIPE},
     "source_left_out_of_key": {"changing the dataset source changes the key", RECIPE},
     "window_start_left_out_of_key": {"changing the window start changes the key", RECIPE},
+    "job_left_out_of_key": {"changing the job name changes the key", RECIPE},
 }
 
 
