@@ -459,8 +459,14 @@ def test_a_named_pipe_named_like_a_notebook_is_not_opened(tmp_path):
     try:
         notebook, why = _exported(path)
     finally:
-        os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))  # lets the writer's open end
-        writer.join(timeout=60)
+        # A reader held open until the writer is done lets its open end, whenever the thread
+        # gets to it: a reader closed at once may come before that open, which then waits.
+        reader = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            writer.join(timeout=60)
+        finally:
+            os.close(reader)
+    assert not writer.is_alive()
     assert not notebook.cells and "not a regular file" in why
 
 
