@@ -70,6 +70,7 @@ NARROW_BUGS = {
     "source_left_out_of_key": {"changing the dataset source changes the key", RECIPE},
     "window_start_left_out_of_key": {"changing the window start changes the key", RECIPE},
     "job_left_out_of_key": {"changing the job name changes the key", RECIPE},
+    "window_end_left_out_of_key": {"changing the window end changes the key", RECIPE},
 }
 
 
