@@ -31,7 +31,8 @@ EXPECTED_BUGS = {
     "step_zero_division_error", "empty_step_as_one", "int_accepts_signs_and_spaces",
     "non_ascii_digits_accepted", "wrong_exception_type", "a_slash_n_as_a", "duplicates_kept",
     "unsorted_output", "star_step_from_zero", "list_split_on_comma_space",
-    "step_larger_than_range_rejected",
+    "step_larger_than_range_rejected", "star_from_zero", "star_leaves_out_the_highest",
+    "lowest_value_rejected", "highest_value_rejected",
 }
 
 
