@@ -32,7 +32,7 @@ EXPECTED_BUGS = {
     "non_ascii_digits_accepted", "wrong_exception_type", "a_slash_n_as_a", "duplicates_kept",
     "unsorted_output", "star_step_from_zero", "list_split_on_comma_space",
     "step_larger_than_range_rejected", "star_from_zero", "star_leaves_out_the_highest",
-    "lowest_value_rejected", "highest_value_rejected",
+    "lowest_value_rejected", "highest_value_rejected", "star_step_starts_at_the_step",
 }
 
 
