@@ -18,6 +18,7 @@ from autograder.reference import top_level_names
 # Generous limits: the machine is shared and slow. Milliseconds, as Playwright counts.
 LOAD_MS = 120_000
 RUN_MS = 300_000
+SETTLE_MS = 2_000  # how long a finished-looking run must stay so (_wait_for_run_end)
 
 ACTIVE_NOTEBOOK = "#jp-main-dock-panel .jp-NotebookPanel:not(.lm-mod-hidden)"
 CELL = f"{ACTIVE_NOTEBOOK} .jp-Notebook .jp-Cell"
@@ -159,6 +160,7 @@ def restart_and_run_all(page: Page) -> None:
     page.evaluate(
         """(panel) => {
             window.__courseRunQueued = false;
+            window.__courseRunDoneSince = null;
             const nb = document.querySelector(panel);
             const seen = () => [...nb.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]
                 .some(p => p.textContent.includes('*'));
@@ -188,11 +190,16 @@ def _wait_for_run_end(page: Page) -> None:
             if (!nb || !window.__courseRunQueued) return false;
             const prompts = [...nb.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]
                 .map(p => p.textContent.trim());
-            return prompts.length > 0 && !prompts.some(p => p.includes('*'))
+            const done = prompts.length > 0 && !prompts.some(p => p.includes('*'))
                 && prompts.some(p => /\\d/.test(p))
                 && ({KERNEL_IDLE})(panel);
+            // Between one cell's answer and the next cell's start the notebook can look done
+            // for a moment (a busy machine widens it): done counts once it has held SETTLE_MS.
+            if (!done) {{ window.__courseRunDoneSince = null; return false; }}
+            window.__courseRunDoneSince = window.__courseRunDoneSince || Date.now();
+            return Date.now() - window.__courseRunDoneSince >= {SETTLE_MS};
         }}""",
-        arg=ACTIVE_NOTEBOOK, timeout=RUN_MS, polling=500)
+        arg=ACTIVE_NOTEBOOK, timeout=RUN_MS, polling=250)
 
 
 def read_cells(page: Page) -> list[CellView]:
