@@ -92,6 +92,44 @@ def test_one_bug_loses_only_the_cases_its_bug_changes(entry):
                        f"gate: {gated}")
 
 
+# Capstone bugs that each break a stated rule of their own, and the hidden cases each loses:
+# exactly the cases that observe what the bug changes. The first case of config_hash hashes a
+# configuration whose keys are already sorted, so forgetting sort_keys loses the cases of the
+# sorted-keys rule and not the recipe's.
+RECIPE = "run_key follows the recipe (canonical JSON of the five parts, sha256 hex)"
+NARROW_BUGS = {
+    "times_stored_in_the_callers_zone": {
+        "times are stored in UTC even when `now` is given in Karachi time"},
+    "failed_attempt_marked_expired": {
+        "a FAILED run stores its error category and is retried as a new attempt",
+        "a FAILED run is retried on the next trigger with a fresh fetch"},
+    "runtime_as_long_as_freshness_accepted": {"a run as long as the freshness need is rejected"},
+    "minute_60_accepted": {"minute 60 is rejected"},
+    "zone_never_checked": {"an unknown time zone is rejected and named"},
+    "succeeded_step_never_reported": {"the steps are reported in order, ending with 'succeeded'"},
+    "window_kept_in_its_own_zone": {"the same window written in Karachi time gives the same key"},
+    "label_zone_defaults_to_utc": {"the default zone is Asia/Karachi"},
+    "window_ignores_the_period": {"a 15-minute job gets the 15-minute window that has just closed"},
+    "config_keys_hashed_in_given_order": {
+        "the order of a config's keys does not change its hash",
+        "a config with its keys in another order gives the same key",
+        "a nested config hashes canonically too", RECIPE},
+    "source_left_out_of_key": {"changing the dataset source changes the key", RECIPE},
+    "window_start_left_out_of_key": {"changing the window start changes the key", RECIPE},
+    "job_left_out_of_key": {"changing the job name changes the key", RECIPE},
+    "window_end_left_out_of_key": {"changing the window end changes the key", RECIPE},
+}
+
+
+@pytest.mark.parametrize("stem", sorted(NARROW_BUGS))
+def test_a_bug_that_breaks_one_stated_rule_loses_the_cases_of_that_rule(stem):
+    """The capstone's entries in NARROW_BUGS, read from the verdicts worked out above."""
+    verdicts = verdicts_of(WRONG / "07_safe_scheduler" / f"{stem}.py")
+    failed = {verdict.case.name for item in verdicts.values() for verdict in item
+              if not verdict.passed}
+    assert failed == NARROW_BUGS[stem]
+
+
 # The hidden cases that no wrong solution of the corpus loses yet, each with why. Every other case
 # is lost by at least one: a case that no wrong answer has ever failed is a test nobody has seen
 # catch anything, so a new case comes with a classic bug that it catches, or a line here.
