@@ -17,6 +17,18 @@ Corpus entries are Python files such as `tests/corpus/wrong/01_parse_cron_field/
 
 Header lines before the first `# %%` are `key: value` comments. `# %% <grade_id>` replaces
 that answer cell; `# %% new` adds a cell of the student's own after the answer cell before it.
+
+Most wrong solutions are the reference answer with one bug, so `# %% <grade_id> edited` gives
+the answer cell as the reference's (from `solutions/`, without nbgrader's markers) with
+changes written as comment lines, like a diff's: `#  line` stays, `#-line` goes, `#+line` comes
+in (the line follows the two characters exactly, indentation and all; a lone `#` is a blank
+line that stays), and `# @@` starts the next change. The lines a change keeps or removes must
+stand exactly once in the answer, in that order:
+
+    # %% answer_parse_cron_field edited
+    #         if base == "*":
+    #-            start, end = low, high
+    #+            start, end = 0, high
 """
 
 from __future__ import annotations
@@ -64,6 +76,7 @@ def read_corpus_entry(path: Path) -> CorpusEntry:
     header: dict[str, str] = {}
     entry = CorpusEntry(path=path, header=header)
     section: str | None = None
+    edited = False
     last_answer: str | None = None
     lines: list[str] = []
 
@@ -71,7 +84,10 @@ def read_corpus_entry(path: Path) -> CorpusEntry:
         if section is None:
             return
         text = "\n".join(lines).strip("\n")
-        if section == "new":
+        if edited:
+            entry.answers[section] = apply_edits(reference_answers(entry.exercise)[section],
+                                                 lines, f"{path}, {section}")
+        elif section == "new":
             entry.extra.append((last_answer or "", text))
         elif section.startswith("new:"):  # a cell of the student's own after the answer named
             entry.extra.append((section[4:], text))
@@ -79,10 +95,12 @@ def read_corpus_entry(path: Path) -> CorpusEntry:
             entry.answers[section] = text
 
     for line in Path(path).read_text().splitlines():
-        marker = re.match(r"^# %% (\S+)\s*$", line)
+        marker = re.match(r"^# %% (\S+)( edited)?\s*$", line)
         if marker:
             close()
-            section, lines = marker.group(1), []
+            section, edited, lines = marker.group(1), bool(marker.group(2)), []
+            if edited and section.startswith("new"):
+                raise ValueError(f"{path}: only an answer cell can be edited, not {section!r}")
             if section != "new" and not section.startswith("new:"):
                 last_answer = section
         elif section is None:
@@ -98,6 +116,35 @@ def read_corpus_entry(path: Path) -> CorpusEntry:
         base = read_corpus_entry(Path(__file__).parent / "corpus" / f"{header['answers-from']}.py")
         entry.answers = {**base.answers, **entry.answers}
     return entry
+
+
+def apply_edits(answer: str, lines: list[str], where: str) -> str:
+    """`answer` with the changes that `lines` write (see the module's docstring)."""
+    changes: list[list[tuple[str, str]]] = [[]]
+    for line in lines:
+        if line == "# @@":
+            changes.append([])
+        elif line == "#":
+            changes[-1].append((" ", ""))
+        elif len(line) >= 2 and line[0] == "#" and line[1] in " -+":
+            changes[-1].append((line[1], line[2:]))
+        elif line.strip():
+            raise ValueError(f"{where}: {line!r} is not a line of a change "
+                             "('#  kept', '#-removed', '#+added' or '# @@')")
+    text = answer.splitlines()
+    for number, change in enumerate((c for c in changes if c), start=1):
+        before = [line for kind, line in change if kind in " -"]
+        after = [line for kind, line in change if kind in " +"]
+        places = [i for i in range(len(text) - len(before) + 1)
+                  if text[i:i + len(before)] == before]
+        if not before:
+            raise ValueError(f"{where}: change {number} keeps and removes no line, so it has "
+                             "no place in the reference answer")
+        if len(places) != 1:
+            raise ValueError(f"{where}: the lines change {number} keeps or removes stand "
+                             f"{len(places)} times in the reference answer, not once")
+        text[places[0]:places[0] + len(before)] = after
+    return "\n".join(text)
 
 
 def read_corpus(folder: Path) -> list[CorpusEntry]:

@@ -5,29 +5,15 @@
 # notebook: 07_safe_scheduler
 # max-points: as its answers alone
 # ruff: noqa: F821, E501, B905, E402, F811 (names come from the setup cells; cells import anew)
-# %% answer_run_key
-def config_hash(config: dict) -> str:
-    """sha256 (hex) of the configuration as canonical JSON: sorted keys, no spaces."""
-    canonical = json.dumps(config, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
-def run_key(job: str, window_start: datetime, window_end: datetime, config: dict,
-            source: str) -> str:
-    """The identity of one logical run: sha256 (hex) of its five parts as canonical JSON."""
-    if window_start.tzinfo is None or window_end.tzinfo is None:
-        raise ValueError("window_start and window_end must be timezone-aware")
-    if window_end <= window_start:
-        raise ValueError(f"the window ends ({window_end}) before it starts ({window_start})")
-    parts = {
-        "job": job,
-        "window_start": utc_text(window_start),
-        "window_end": utc_text(window_end),
-        "config_hash": config_hash(config),
-        "source": source,
-    }
-    canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest().upper()
+# %% answer_run_key edited
+#     if window_end <= window_start:
+#-        raise ValueError(f"the window must end after it starts: it starts at {window_start} and ends at {window_end}")
+#+        raise ValueError(f"the window ends ({window_end}) before it starts ({window_start})")
+#     parts = {
+# @@
+#     canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"))
+#-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+#+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest().upper()
 # %% new
 import re as _r
 

@@ -3,23 +3,13 @@
 # ruff: noqa: F821, E501, B905 (the other names come from the notebook's setup cells)
 # notebook: 07_safe_scheduler
 # loses: test_scheduling
-# %% new:answer_scheduling
-def scheduler_settings(job_id: str, minute: int, freshness_minutes: int, runtime_minutes: int,
-                       zone: str) -> dict:
-    """Keyword arguments for APScheduler's add_job: an hourly cron trigger at `minute`."""
-    if not 0 <= minute <= 59:
-        raise ValueError(f"minute must be 0-59, got {minute}")
-    if runtime_minutes < 0:
-        raise ValueError(f"runtime_minutes must be 0 or more, got {runtime_minutes}")
-    if freshness_minutes <= runtime_minutes:
-        raise ValueError(f"a run takes {runtime_minutes} min, so it can never deliver data "
-                         f"fresher than {freshness_minutes} min")
-    try:
-        ZoneInfo(zone)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"unknown time zone {zone!r}") from None
-    return {"id": job_id, "trigger": "cron", "minute": minute, "timezone": zone,
-            "max_instances": 1, "coalesce": True,
-            "misfire_grace_time": timedelta(
-                minutes=min(freshness_minutes - runtime_minutes, 60)).total_seconds(),
-            "replace_existing": True}
+# %% answer_scheduling edited
+#         raise ValueError(f"unknown time zone {zone!r}") from None
+#-    # A later start delivers stale data, and after an hour the next run is due anyway.
+#-    grace_minutes = min(freshness_minutes - runtime_minutes, 60)
+#     return {"id": job_id, "trigger": "cron", "minute": minute, "timezone": zone,
+#-            "max_instances": 1, "coalesce": True, "misfire_grace_time": grace_minutes * 60,
+#+            "max_instances": 1, "coalesce": True,
+#+            "misfire_grace_time": timedelta(
+#+                minutes=min(freshness_minutes - runtime_minutes, 60)).total_seconds(),
+#             "replace_existing": True}
