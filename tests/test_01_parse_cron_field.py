@@ -33,6 +33,7 @@ EXPECTED_BUGS = {
     "unsorted_output", "star_step_from_zero", "list_split_on_comma_space",
     "step_larger_than_range_rejected", "star_from_zero", "star_leaves_out_the_highest",
     "lowest_value_rejected", "highest_value_rejected", "star_step_starts_at_the_step",
+    "lone_value_read_as_every_n",
 }
 
 

@@ -134,9 +134,6 @@ def test_a_bug_that_breaks_one_stated_rule_loses_the_cases_of_that_rule(stem):
 # is lost by at least one: a case that no wrong answer has ever failed is a test nobody has seen
 # catch anything, so a new case comes with a classic bug that it catches, or a line here.
 NOT_YET_LOST = {
-    "01_parse_cron_field": {"a single value": "no classic bug of its own written yet"},
-    "03_next_run": {"minute 61 raises ValueError": "no classic bug of its own written yet"},
-    "04_run_order": {"one job with no dependencies": "no classic bug of its own written yet"},
     "07_safe_scheduler": {
         "a window without a time zone is rejected": "utc_text refuses a naive window whether or "
                                                     "not run_key checks first"},
