@@ -85,6 +85,8 @@ def read_corpus_entry(path: Path) -> CorpusEntry:
             return
         text = "\n".join(lines).strip("\n")
         if edited:
+            if "notebook" not in header:
+                raise ValueError(f"{path}: the header needs a '# notebook: NN_name' line")
             entry.answers[section] = apply_edits(reference_answers(entry.exercise)[section],
                                                  lines, f"{path}, {section}")
         elif section == "new":

@@ -1,8 +1,9 @@
 """Fair scoring of rejections (scoring.REJECTION_GATE): an answer that only raises earns nothing
 on any notebook, and one honest bug loses points on the item it names, and only the cases whose
-answer it changes; and every hidden case is lost by some wrong solution (NOT_YET_LOST names the
-few that none loses yet). Each wrong-solution corpus entry is graded once here, in this process
-(tests/test_agreement.py grades the corpus once more, through the sandboxed command line).
+answer it changes; and every hidden case is lost by some wrong solution (NOT_YET_LOST would
+name, with why, any that none loses). Each wrong-solution corpus entry is graded once here, in
+this process (tests/test_agreement.py grades the corpus once more, through the sandboxed
+command line).
 
 A rejection case (the reference raises) that a submission gets right still earns nothing when
 too few of the item's valid cases are right: such a verdict is `gated`. A wrong-solution corpus
