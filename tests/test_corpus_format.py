@@ -90,3 +90,11 @@ def test_every_edited_entry_of_the_corpus_changes_its_answer():
                     if line.startswith("# %% ") and line.endswith(" edited")]
         for grade_id in sections:
             assert found.answers[grade_id] != reference[grade_id], f"{path}: {grade_id}"
+
+
+def test_an_edited_entry_names_its_notebook_first(tmp_path):
+    path = tmp_path / "no_notebook.py"
+    path.write_text("# Bug: made up.\n# %% answer_parse_cron_field edited\n"
+                    "#-    return sorted(selected)\n#+    return list(selected)\n")
+    with pytest.raises(ValueError, match="the header needs a '# notebook: NN_name' line"):
+        fixtures.read_corpus_entry(path)
