@@ -101,3 +101,35 @@ def test_a_name_with_a_control_character_is_shown_escaped():
     first = EXERCISES[0]
     text = table([row("kim\x1b[2J\u2800", first, 5), row("bo", first, 5)])
     assert "\x1b" not in text and "\u2800" not in text and "kim\\e[2J\\u2800" in text, text
+
+
+def test_a_name_wider_than_the_column_is_cut_numbered_and_written_in_full_below():
+    """A folder named with 80 Braille blanks (each shown as \\u2800) or 255 letters drew a
+    name column of hundreds of columns, and every student's row wrapped. Such a name is cut
+    to NAME_COLUMNS with a number, and written in full under the table; two long names with
+    the same start keep rows and numbers of their own."""
+    from autograder.gradebook import NAME_COLUMNS
+
+    first = EXERCISES[0]
+    blanks, letters = "\u2800" * 80, "a" * 255
+    names = (blanks, letters, letters[:-1] + "b", "東" * 40, "bo")
+    text = table([row(name, first, 5) for name in names])
+    lines = text.splitlines()
+    rows = lines[2:2 + len(names)]
+    assert len({_drawn_width(line) for line in lines[:2 + len(names)]}) == 1, lines
+    assert all(_drawn_width(line.split("  ")[0]) <= NAME_COLUMNS for line in rows), rows
+    assert ["bo", "5", "5"] in [line.split() for line in rows]
+    full = lines[lines.index("Names cut short above, in full:") + 1:]
+    shown = {escape.terminal(name) for name in names[:4]}
+    assert {line.split(" ", 1)[1] for line in full} == shown, full
+    numbers = [line.split(" ", 1)[0] for line in full]
+    assert numbers == ["[1]", "[2]", "[3]", "[4]"]
+    for number in numbers:  # each number marks one row, cut short
+        assert sum(f"… {number}" in line for line in rows) == 1, (number, rows)
+
+
+def test_a_name_that_fits_is_not_cut():
+    first = EXERCISES[0]
+    text = table([row("a" * 32, first, 5), row("東" * 16, first, 5)])
+    assert "Names cut short" not in text and "…" not in text
+    assert "a" * 32 in text and "東" * 16 in text
