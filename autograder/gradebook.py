@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import csv
+import re
 import sys
 from pathlib import Path
 
@@ -16,6 +17,8 @@ from .escape import code_points, terminal
 from .rubric import EXERCISES
 
 NAME_COLUMNS = 32  # the widest a student's name is drawn in the table; a wider one is cut
+# The start of an escape that `terminal` writes (\e, \x1b, \u2800, \U0001f600) cut short.
+PART_OF_AN_ESCAPE = re.compile(r"\\(u[0-9a-f]{0,3}|U[0-9a-f]{0,7}|x[0-9a-f]?)?$")
 
 
 def _cut(name: str, number: int) -> str:
@@ -27,7 +30,7 @@ def _cut(name: str, number: int) -> str:
         if wcwidth.width(kept + character) > room:
             break
         kept += character
-    return kept + mark
+    return PART_OF_AN_ESCAPE.sub("", kept) + mark
 
 
 def table(rows: list[dict[str, str]]) -> str:

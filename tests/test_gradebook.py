@@ -1,5 +1,6 @@
 """The gradebook table that `make demo` prints from grades.csv."""
 
+import re
 import unicodedata
 
 import pytest
@@ -126,6 +127,8 @@ def test_a_name_wider_than_the_column_is_cut_numbered_and_written_in_full_below(
     assert numbers == ["[1]", "[2]", "[3]", "[4]"]
     for number in numbers:  # each number marks one row, cut short
         assert sum(f"… {number}" in line for line in rows) == 1, (number, rows)
+    blank_row = next(line for line in rows if line.startswith("\\u2800"))
+    assert re.fullmatch(r"(\\u2800)+… \[\d\]", blank_row.split("  ")[0]), blank_row
 
 
 def test_a_name_that_fits_is_not_cut():
