@@ -1,44 +1,27 @@
 # Bug: Bad fields raise an exception class of the student's own, not ValueError.
 # notebook: 01_parse_cron_field
 # loses: test_parse_cron_field
-
-
-# %% answer_parse_cron_field
-class CronFieldError(Exception):
-    """A cron field that cannot be read."""
-
-
-def parse_cron_field(field: str, low: int, high: int) -> list[int]:
-    """The sorted values that one cron field selects out of low..high (both included)."""
-    def number(text, item):
-        if not (text.isascii() and text.isdigit()):
-            raise CronFieldError(f"{text!r} in {item!r} is not a whole number")
-        value = int(text)
-        if not low <= value <= high:
-            raise CronFieldError(f"{value} in {item!r} is outside {low}-{high}")
-        return value
-
-    if field == "":
-        raise CronFieldError("the field is empty")
-    selected = set()
-    for item in field.split(","):
-        if item == "":
-            raise CronFieldError(f"empty item in field {field!r}")
-        base, has_step, step_text = item.partition("/")
-        step = 1
-        if has_step:
-            if not (step_text.isascii() and step_text.isdigit()) or int(step_text) == 0:
-                raise CronFieldError(f"step {step_text!r} in {item!r} is not a positive number")
-            step = int(step_text)
-        if base == "*":
-            start, end = low, high
-        elif "-" in base:
-            first, _, last = base.partition("-")
-            start, end = number(first, item), number(last, item)
-            if start > end:
-                raise CronFieldError(f"range {base!r} in {item!r} is reversed")
-        else:
-            start = number(base, item)
-            end = high if has_step else start
-        selected.update(range(start, end + 1, step))
-    return sorted(selected)
+# %% answer_parse_cron_field edited
+#+class CronFieldError(Exception):
+#+    """A cron field that cannot be read."""
+#+
+#+
+# def parse_cron_field(field: str, low: int, high: int) -> list[int]:
+# @@
+#-            raise ValueError(f"{text!r} in {item!r} is not a whole number")
+#+            raise CronFieldError(f"{text!r} in {item!r} is not a whole number")
+# @@
+#-            raise ValueError(f"{value} in {item!r} is outside {low}-{high}")
+#+            raise CronFieldError(f"{value} in {item!r} is outside {low}-{high}")
+# @@
+#-        raise ValueError("the field is empty")
+#+        raise CronFieldError("the field is empty")
+# @@
+#-            raise ValueError(f"empty item in field {field!r}")
+#+            raise CronFieldError(f"empty item in field {field!r}")
+# @@
+#-                raise ValueError(f"step {step_text!r} in {item!r} is not a positive whole number")
+#+                raise CronFieldError(f"step {step_text!r} in {item!r} is not a positive whole number")
+# @@
+#-                raise ValueError(f"range {base!r} in {item!r} is reversed")
+#+                raise CronFieldError(f"range {base!r} in {item!r} is reversed")
