@@ -56,9 +56,18 @@ def _entries() -> tuple[Hostile, ...]:
 
 
 def twins() -> dict[str, Hostile]:
-    """student -> the hostile entry whose yardstick that student submits: the notebook whose
-    score bounds what the hostile entry may earn."""
-    return {f"twin-{entry.name}": entry for entry in _entries() if entry.twin}
+    """student -> the first hostile entry whose yardstick that student submits: the notebook
+    whose score bounds what the hostile entry may earn (entries with the same yardstick share
+    its twin, and one student)."""
+    found: dict[str, Hostile] = {}
+    for entry in _entries():
+        if entry.twin and entry.twin not in (other.twin for other in found.values()):
+            found[f"twin-{entry.name}"] = entry
+    return found
+
+
+def twin_student(entry: Hostile) -> str:
+    return next(student for student, other in twins().items() if other.twin == entry.twin)
 
 
 def hostile() -> dict[str, Hostile]:
@@ -192,7 +201,7 @@ def test_the_cheats_that_won_under_nbgrader_earn_nothing(scores, cheat):
 def may_earn(scores, entry: Hostile) -> float:
     """Exactly what a hostile entry earns: its `# max-points:`, or what its yardstick earns."""
     if entry.twin:
-        return scores[(f"twin-{entry.name}", entry.exercise.notebook)][0]
+        return scores[(twin_student(entry), entry.exercise.notebook)][0]
     assert entry.max_points is not None
     return entry.max_points
 

@@ -248,7 +248,20 @@ def built_here(exercise: Exercise) -> list[Hostile]:
 
 def hostile_students() -> list[Hostile]:
     students = [from_corpus(path) for path in sorted(HOSTILE.glob("*.py"))]
-    return students + built_here(PARSE)
+    return _one_twin_per_yardstick(students + built_here(PARSE))
+
+
+def _one_twin_per_yardstick(students: list[Hostile]) -> list[Hostile]:
+    """Entries whose yardsticks are the same notebook (answers taken from one entry with
+    `# answers-from:`, or the same corpus entry named twice) share the first one's twin, so the
+    same notebook is graded once: the four CPU-burning `run_order` entries share a yardstick that
+    uses its whole CPU limit."""
+    first: dict[str, str] = {}
+    for student in students:
+        if student.twin:
+            text = nbformat.writes(student.yardstick)  # type: ignore[arg-type]
+            student.twin = first.setdefault(text, student.twin)
+    return students
 
 
 def _student(index: int, hostile: Hostile) -> str:
@@ -389,7 +402,7 @@ def batch(tmp_path_factory) -> Batch:
         neighbour, exercise = f"{index:02d}-zz-honest", EXERCISES[-1]
         place(submitted, neighbour, exercise, fixtures.honest_submission(exercise))
         honest.append(neighbour)
-        if entry.twin:
+        if entry.twin and entry.twin not in twins:
             twins[entry.twin] = f"{index:02d}-zz-twin"
             place(submitted, twins[entry.twin], entry.exercise, entry.yardstick)
     for exercise in EXERCISES:
