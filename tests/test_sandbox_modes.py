@@ -992,10 +992,17 @@ def test_a_classmate_whose_own_threads_a_notebook_crowded_out_is_graded_again_al
         # either way it is graded again alone and the note says why.
         assert any(reason in notes["b_threads"] for reason in (
             grading.CROWDED, grading.COULD_NOT_START, grading.GRADED_AGAIN)), notes
-        again = [line for line in done.stderr.splitlines() if line.startswith("[again")]
-        assert len(again) == 1 and "b_threads" in again[0], done.stderr[-3000:]
-        assert all("graded again" not in notes[student]
-                   for student in ("a_holds", "honest_1", "honest_2")), notes
+        again = {line.split("] ", 1)[1].split("/", 1)[0]
+                 for line in done.stderr.splitlines() if line.startswith("[again")}
+        assert "b_threads" in again, done.stderr[-3000:]
+        # The same race can catch an honest classmate started while the share is still held:
+        # the grader cannot start its own process for it (seen once in CI), and it too is
+        # graded again alone, told so. The notebook that holds the share earns every point at
+        # once and is never graded again; nor is any other without that reason.
+        assert "a_holds" not in again and "graded again" not in notes["a_holds"], notes
+        for student in ("honest_1", "honest_2"):
+            assert (student in again) == (grading.GRADED_AGAIN in notes[student]), \
+                (student, notes, done.stderr[-3000:])
 
 
 # A program the notebook runs makes itself non-dumpable (ctypes works there), so that a grader
