@@ -3,6 +3,7 @@
     python benchmarks/grading_throughput.py [--students N] [--jobs N] [--seed 2024]
                                             [--repeat 3] [--growth] [--no-nbgrader]
                                             [--classes reference,student-style]
+                                            [--serial-nbgrader]
 
 Prints, in one run on this machine (the grader's modules are compiled to bytecode first, as
 Python does on a first run and pip did for nbgrader's: `compile_bytecode`):
@@ -35,7 +36,10 @@ Python does on a first run and pip did for nbgrader's: `compile_bytecode`):
    the time grade-batch spent on the notebooks (each from its start to its result, summed) not
    spent running the student's code, where the student's code time is measured by running the
    same cells and hidden tests in this process with no isolation at all.
-4. With `--growth`: grade-batch on honest classes of about 100, 400 and 1,600 notebooks, to
+4. With `--serial-nbgrader`: stock nbgrader on the reference class once more, in a fresh course,
+   one assignment after another, as `nbgrader autograde ASSIGNMENT` is usually run (the ratios
+   above are against the faster, side-by-side run), and the ratio against that.
+5. With `--growth`: grade-batch on honest classes of about 100, 400 and 1,600 notebooks, to
    show that the time grows linearly with the class.
 
 Exit status 1 when any notebook of a class got different scores from the two graders.
@@ -68,6 +72,7 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 import fixtures  # noqa: E402
 from grader_cli import (  # noqa: E402
+    NBGRADER,
     Grades,
     nbgrader_autograde,
     nbgrader_course,
@@ -217,6 +222,22 @@ def stock_nbgrader(course: Path) -> None:
     config.write_text("import os\n\nc = get_config()  # noqa: F821\n" + "\n".join(settings) + "\n")
 
 
+def run_nbgrader_serially(course: Path, submitted: Path) -> float:
+    """Seconds stock nbgrader takes for the class with its assignments autograded one after
+    another in a fresh course of its own, each as `nbgrader autograde ASSIGNMENT`."""
+    target = nbgrader_course(course)
+    stock_nbgrader(course)
+    shutil.copytree(submitted, target)
+    assignments = sorted({path.name for path in target.glob("*/*") if path.is_dir()})
+    started = time.perf_counter()
+    for assignment in assignments:
+        done = subprocess.run([NBGRADER, "autograde", assignment, "--log-level=ERROR"],
+                              cwd=course, capture_output=True, text=True, timeout=7200)
+        if done.returncode != 0:
+            sys.exit(f"nbgrader autograde {assignment} failed:\n{done.stderr[-3000:]}")
+    return time.perf_counter() - started
+
+
 def run_nbgrader(course: Path, submitted: Path) -> tuple[float, dict[tuple[str, str], float]]:
     target = nbgrader_course(course)
     stock_nbgrader(course)
@@ -356,7 +377,8 @@ def compare(plan: Plan, ours: Grades, theirs: dict[tuple[str, str], float]) -> l
 
 def grade_class(root: Path, name: str, plan_of: Callable[[Path], Plan], jobs: int,
                 nbgrader: bool, overhead: bool, floor: float, empty: float,
-                repeat: int = 3, empty_cpu: float = 0.0) -> tuple[float, list[str]]:
+                repeat: int = 3, empty_cpu: float = 0.0,
+                serially: bool = False) -> tuple[float, list[str]]:
     """Grade one class both ways and print its lines; returns (ratio or 0, differences)."""
     submitted = root / name / "submitted"
     plan = plan_of(submitted)
@@ -416,11 +438,18 @@ def grade_class(root: Path, name: str, plan_of: Callable[[Path], Plan], jobs: in
     print(f"  ratio: {ratio:.1f} x nbgrader's throughput with the expected values stored, "
           f"{theirs_seconds / first_seconds:.1f} x on a first run; {count - len(differ)} of "
           f"{count} notebooks got the same score from both")
+    serial = 0.0
+    if serially:
+        serial = run_nbgrader_serially(root / name / "course-serial", submitted)
+        print(f"  nbgrader autograde, one assignment after another: {serial:.1f} s; ratio "
+              f"{serial / ours_seconds:.1f} x with the expected values stored")
     if not overhead:
         # One sandboxed worker per notebook is the design: what it costs against the time that
         # a multiple of nbgrader leaves (the students' code and the hidden tests come on top).
         print(f"  {TARGET_RATIO}x nbgrader would mean {theirs_seconds / TARGET_RATIO:.2f} s for "
-              f"this class; {count} empty grading workers alone take {count / empty:.2f} s "
+              f"this class" + (f" ({serial / TARGET_RATIO:.2f} s against nbgrader one assignment "
+                               "after another)" if serial else "") + f"; {count} empty grading "
+              f"workers alone take {count / empty:.2f} s "
               f"({count / empty / (theirs_seconds / TARGET_RATIO):.0%} of that)")
         # What no grader that starts a fresh sandboxed process per notebook can go below: the
         # class's own work plus that many empty workers, spread perfectly over every core.
@@ -428,7 +457,9 @@ def grade_class(root: Path, name: str, plan_of: Callable[[Path], Plan], jobs: in
         bound = (own + count * empty_cpu) / cores
         print(f"  the class's own work and {count} empty workers, {own + count * empty_cpu:.2f} s "
               f"of CPU, take at least {bound:.2f} s on {cores} cores for a grader with a fresh "
-              f"sandbox per notebook ({theirs_seconds / bound:.0f}x nbgrader at most)")
+              f"sandbox per notebook ({theirs_seconds / bound:.0f}x nbgrader at most"
+              + (f"; {serial / bound:.0f}x nbgrader one assignment after another" if serial
+                 else "") + ")")
         # And with workers that cost nothing to start (forked, say, from one that imported
         # everything): the grader's own process, the class's work and the sandboxes' checks
         # (the guard's snapshot and audit hook, a case server, the relay) remain.
@@ -436,7 +467,8 @@ def grade_class(root: Path, name: str, plan_of: Callable[[Path], Plan], jobs: in
         print(f"  with workers that cost nothing to start, the grader's own process, the "
               f"class's own work and the sandboxes' checks, {kept:.2f} s of CPU, would still "
               f"take at least {kept / cores:.2f} s ({theirs_seconds * cores / kept:.0f}x "
-              "nbgrader at most)")
+              "nbgrader at most" + (f"; {serial * cores / kept:.0f}x nbgrader one assignment "
+                                    "after another" if serial else "") + ")")
     return ratio, differ
 
 
@@ -479,6 +511,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs with the expected values stored, of which the median counts "
                              "(default 3)")
+    parser.add_argument("--serial-nbgrader", action="store_true",
+                        help="also time stock nbgrader on the reference class one assignment "
+                             "after another")
     parser.add_argument("--classes", default="reference,student-style",
                         help="which classes to grade, comma-separated (default: both)")
     args = parser.parse_args(argv)
@@ -502,7 +537,7 @@ def main(argv: list[str] | None = None) -> int:
                 root, name, lambda submitted, choose=choose: build_class(
                     submitted, args.students, args.seed, choose),
                 args.jobs, not args.no_nbgrader, overhead, floor, empty, max(1, args.repeat),
-                empty_cpu)
+                empty_cpu, args.serial_nbgrader and not overhead)
             differences += differ
         if args.growth:
             growth(root, args.jobs, args.seed)
