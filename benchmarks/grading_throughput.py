@@ -222,12 +222,19 @@ def stock_nbgrader(course: Path) -> None:
     config.write_text("import os\n\nc = get_config()  # noqa: F821\n" + "\n".join(settings) + "\n")
 
 
-def run_nbgrader_serially(course: Path, submitted: Path) -> float:
-    """Seconds stock nbgrader takes for the class with its assignments autograded one after
-    another in a fresh course of its own, each as `nbgrader autograde ASSIGNMENT`."""
+def stock_course(course: Path, submitted: Path) -> Path:
+    """A temporary course in `course` with stock nbgrader's configuration and a copy of the
+    class; returns its submitted/ folder."""
     target = nbgrader_course(course)
     stock_nbgrader(course)
     shutil.copytree(submitted, target)
+    return target
+
+
+def run_nbgrader_serially(course: Path, submitted: Path) -> float:
+    """Seconds stock nbgrader takes for the class with its assignments autograded one after
+    another in a fresh course of its own, each as `nbgrader autograde ASSIGNMENT`."""
+    target = stock_course(course, submitted)
     assignments = sorted({path.name for path in target.glob("*/*") if path.is_dir()})
     started = time.perf_counter()
     for assignment in assignments:
@@ -239,9 +246,7 @@ def run_nbgrader_serially(course: Path, submitted: Path) -> float:
 
 
 def run_nbgrader(course: Path, submitted: Path) -> tuple[float, dict[tuple[str, str], float]]:
-    target = nbgrader_course(course)
-    stock_nbgrader(course)
-    shutil.copytree(submitted, target)
+    stock_course(course, submitted)
     started = time.perf_counter()
     scores = nbgrader_autograde(course)
     return time.perf_counter() - started, scores
@@ -443,13 +448,16 @@ def grade_class(root: Path, name: str, plan_of: Callable[[Path], Plan], jobs: in
         serial = run_nbgrader_serially(root / name / "course-serial", submitted)
         print(f"  nbgrader autograde, one assignment after another: {serial:.1f} s; ratio "
               f"{serial / ours_seconds:.1f} x with the expected values stored")
+
+    def also(figure: str) -> str:
+        """The same figure against the serial run, after a semicolon, when there is one."""
+        return f"; {figure} against nbgrader one assignment after another" if serial else ""
     if not overhead:
         # One sandboxed worker per notebook is the design: what it costs against the time that
         # a multiple of nbgrader leaves (the students' code and the hidden tests come on top).
         print(f"  {TARGET_RATIO}x nbgrader would mean {theirs_seconds / TARGET_RATIO:.2f} s for "
-              f"this class" + (f" ({serial / TARGET_RATIO:.2f} s against nbgrader one assignment "
-                               "after another)" if serial else "") + f"; {count} empty grading "
-              f"workers alone take {count / empty:.2f} s "
+              f"this class{also(f'{serial / TARGET_RATIO:.2f} s')}; "
+              f"{count} empty grading workers alone take {count / empty:.2f} s "
               f"({count / empty / (theirs_seconds / TARGET_RATIO):.0%} of that)")
         # What no grader that starts a fresh sandboxed process per notebook can go below: the
         # class's own work plus that many empty workers, spread perfectly over every core.
@@ -458,8 +466,7 @@ def grade_class(root: Path, name: str, plan_of: Callable[[Path], Plan], jobs: in
         print(f"  the class's own work and {count} empty workers, {own + count * empty_cpu:.2f} s "
               f"of CPU, take at least {bound:.2f} s on {cores} cores for a grader with a fresh "
               f"sandbox per notebook ({theirs_seconds / bound:.0f}x nbgrader at most"
-              + (f"; {serial / bound:.0f}x nbgrader one assignment after another" if serial
-                 else "") + ")")
+              f"{also(f'{serial / bound:.0f}x')})")
         # And with workers that cost nothing to start (forked, say, from one that imported
         # everything): the grader's own process, the class's work and the sandboxes' checks
         # (the guard's snapshot and audit hook, a case server, the relay) remain.
@@ -467,8 +474,7 @@ def grade_class(root: Path, name: str, plan_of: Callable[[Path], Plan], jobs: in
         print(f"  with workers that cost nothing to start, the grader's own process, the "
               f"class's own work and the sandboxes' checks, {kept:.2f} s of CPU, would still "
               f"take at least {kept / cores:.2f} s ({theirs_seconds * cores / kept:.0f}x "
-              "nbgrader at most" + (f"; {serial * cores / kept:.0f}x nbgrader one assignment "
-                                    "after another" if serial else "") + ")")
+              f"nbgrader at most{also(f'{serial * cores / kept:.0f}x')})")
     return ratio, differ
 
 

@@ -59,15 +59,15 @@ def twins() -> dict[str, Hostile]:
     """student -> the first hostile entry whose yardstick that student submits: the notebook
     whose score bounds what the hostile entry may earn (entries with the same yardstick share
     its twin, and one student)."""
-    found: dict[str, Hostile] = {}
+    first: dict[str, Hostile] = {}
     for entry in _entries():
-        if entry.twin and entry.twin not in (other.twin for other in found.values()):
-            found[f"twin-{entry.name}"] = entry
-    return found
+        if entry.twin:
+            first.setdefault(entry.twin, entry)
+    return {f"twin-{entry.name}": entry for entry in first.values()}
 
 
 def twin_student(entry: Hostile) -> str:
-    return next(student for student, other in twins().items() if other.twin == entry.twin)
+    return f"twin-{next(other.name for other in _entries() if other.twin == entry.twin)}"
 
 
 def hostile() -> dict[str, Hostile]:
